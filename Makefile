@@ -1,0 +1,62 @@
+# cgtrace: cgroup filters and user-space markers for Linux ftrace (6.1).
+#
+# make demo            trace one command in its own cgroup inside the VM
+# make check           build everything, boot the debug kernel, run the tests
+# make check-upstream  upstream's ftracetest on vanilla vs patched (long)
+# make kernel          patched production kernel   (build/obj/cgtrace)
+# make kernel-debug    patched debug kernel        (build/obj/debug)
+# make kernel-vanilla  Debian's 6.1, same config   (build/obj/vanilla)
+# make selftests       build the C kselftests      (build/selftests)
+# make deps            install the Debian packages the project needs
+#
+# Everything built goes to build/ (ignored by git).
+
+BUILD     := build
+KSRC      := $(BUILD)/src/vanilla
+CC        := gcc
+CFLAGS    := -O2 -g -Wall -Wextra -Wno-unused-parameter
+SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftests/c/*_test.c))
+
+.PHONY: all deps kernel kernel-debug kernel-vanilla source selftests tools \
+	check check-upstream demo clean help
+
+all: kernel selftests
+
+help:
+	@sed -n '3,13s/^# //p' Makefile
+
+deps:
+	@scripts/deps
+
+kernel: deps
+	@scripts/kernel-build cgtrace
+
+kernel-debug: deps
+	@scripts/kernel-build debug
+
+kernel-vanilla: deps
+	@scripts/kernel-build vanilla
+
+source: deps
+	@scripts/kernel-build source
+
+selftests: source
+	@$(MAKE) --no-print-directory $(SELFTESTS)
+
+$(BUILD)/selftests/%: selftests/c/%.c selftests/c/*.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -Iselftests/c -o $@ $< -lpthread
+
+tools: selftests
+
+check: kernel-debug selftests
+	scripts/vm-run --debug --timeout 1800 -- scripts/run-selftests
+
+check-upstream: kernel kernel-vanilla
+	scripts/check-upstream
+
+demo: kernel
+	scripts/vm-run -- scripts/demo
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/selftests $(BUILD)/vm
