@@ -14,7 +14,7 @@
 BUILD     := build
 KSRC      := $(BUILD)/src/vanilla
 CC        := gcc
-CFLAGS    := -O2 -g -Wall -Wextra -Wno-unused-parameter
+CFLAGS    := -O2 -g -Wall -Wno-format-truncation
 SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftests/c/*_test.c))
 
 .PHONY: all deps kernel kernel-debug kernel-vanilla source selftests tools \

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cgroup filters for tracing instances: set_event_cgroup,
+ * set_event_notrace_cgroup, set_ftrace_cgroup, set_ftrace_notrace_cgroup.
+ *
+ * A list is an immutable set of referenced cgroup v2 cgroups, published
+ * with RCU and replaced whole by every write, so a write that fails
+ * changes nothing. Matching is hierarchical: a task matches when its
+ * cgroup or one of its ancestors is listed. The sets are hashed by cgroup
+ * id and the task's ancestors are looked up in them, so the cost of a
+ * decision grows with the depth of the task's cgroup, not with the length
+ * of the list; each CPU also remembers the verdict of the cgroup it last
+ * decided, which a context switch between tasks of one cgroup reuses.
+ */
+#include <linux/cgroup.h>
+#include <linux/ctype.h>
+#include <linux/hash.h>
+#include <linux/kernfs.h>
+#include <linux/mm.h>
+#include <linux/namei.h>
+#include <linux/nsproxy.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/tracefs.h>
+#include <linux/uaccess.h>
+
+#include "trace.h"
+#include "trace_ctx_filter.h"
+
+/* Largest write accepted, and most cgroups in one list. */
+#define TRACE_CGROUP_WRITE_MAX	(256 * 1024)
+#define TRACE_CGROUP_LIST_MAX	8192
+
+struct trace_cgroup_set {
+	unsigned int		nr;
+	unsigned int		hash_bits;
+	u64			*ids;		/* 1 << hash_bits slots, 0: free */
+	struct cgroup		*cgrps[];	/* nr, referenced, write order */
+};
+
+/*
+ * Bumped after every published change of any list: a per-CPU cached
+ * verdict is valid only for the generation it was decided under.
+ */
+static atomic64_t trace_cgroup_gen = ATOMIC64_INIT(1);
+
+static const u8 trace_cgroup_rej_bit[TRACE_CG_NR_LISTS] = {
+	[TRACE_CG_EVENT]	= CTX_REJ_EV_CG,
+	[TRACE_CG_EVENT_NO]	= CTX_REJ_EV_NOCG,
+	[TRACE_CG_FUNC]		= CTX_REJ_FN_CG,
+	[TRACE_CG_FUNC_NO]	= CTX_REJ_FN_NOCG,
+};
+
+static bool cgset_is_notrace(int list)
+{
+	return list == TRACE_CG_EVENT_NO || list == TRACE_CG_FUNC_NO;
+}
+
+/* cgset_has_id - is cgroup @id itself in @set */
+static bool cgset_has_id(const struct trace_cgroup_set *set, u64 id)
+{
+	unsigned int mask = (1U << set->hash_bits) - 1;
+	unsigned int i = hash_64(id, set->hash_bits);
+
+	/* The table is at most half full, so an empty slot ends the probe. */
+	while (set->ids[i]) {
+		if (set->ids[i] == id)
+			return true;
+		i = (i + 1) & mask;
+	}
+	return false;
+}
+
+/* cgset_matches - is @cgrp or one of its ancestors in @set */
+static bool cgset_matches(const struct trace_cgroup_set *set,
+			  struct cgroup *cgrp)
+{
+	int level;
+
+	for (level = cgrp->level; level >= 0; level--) {
+		if (cgset_has_id(set, cgroup_id(cgrp->ancestors[level])))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * trace_cgroup_rej - the cgroup rules of @f that reject @task
+ * @f: the instance's context filter
+ * @task: a task being switched in, woken, or running on this CPU
+ *
+ * Called with preemption disabled (sched probes, IPIs).
+ *
+ * Return: CTX_REJ_*_CG and CTX_REJ_*_NOCG bits.
+ */
+u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task)
+{
+	struct trace_ctx_cpu *c = this_cpu_ptr(f->cpu);
+	struct cgroup *cgrp = task_dfl_cgroup(task);
+	u64 gen = atomic64_read_acquire(&trace_cgroup_gen);
+	u64 id = cgroup_id(cgrp);
+	u8 rej = 0;
+	int i;
+
+	if (c->cg_id == id && c->cg_gen == gen)
+		return c->cg_rej;
+
+	for (i = 0; i < TRACE_CG_NR_LISTS; i++) {
+		struct trace_cgroup_set *set = rcu_dereference_sched(f->cgroups[i]);
+
+		if (set && cgset_matches(set, cgrp) == cgset_is_notrace(i))
+			rej |= trace_cgroup_rej_bit[i];
+	}
+	c->cg_id = id;
+	c->cg_gen = gen;
+	c->cg_rej = rej;
+	return rej;
+}
+
+/**
+ * trace_cgroup_rules - the cgroup rules an instance has configured
+ * @f: the instance's context filter (may be NULL)
+ *
+ * Return: CTX_REJ_*_CG and CTX_REJ_*_NOCG bits of the non-empty lists.
+ */
+u8 trace_cgroup_rules(struct trace_ctx_filter *f)
+{
+	u8 rules = 0;
+	int i;
+
+	if (!f)
+		return 0;
+	for (i = 0; i < TRACE_CG_NR_LISTS; i++) {
+		if (rcu_access_pointer(f->cgroups[i]))
+			rules |= trace_cgroup_rej_bit[i];
+	}
+	return rules;
+}
+
+/**
+ * trace_ctx_function_cgroups - does @tr filter the function tracer by cgroup
+ * @tr: the instance
+ *
+ * Return: true when set_ftrace_cgroup or set_ftrace_notrace_cgroup is set.
+ */
+bool trace_ctx_function_cgroups(struct trace_array *tr)
+{
+	return READ_ONCE(tr->ctx_filter) &&
+	       (trace_cgroup_rules(tr->ctx_filter) &
+		(CTX_REJ_FN_CG | CTX_REJ_FN_NOCG));
+}
+
+static void cgset_free(struct trace_cgroup_set *set)
+{
+	unsigned int i;
+
+	if (!set)
+		return;
+	for (i = 0; i < set->nr; i++)
+		cgroup_put(set->cgrps[i]);
+	kvfree(set->ids);
+	kvfree(set);
+}
+
+/*
+ * cgset_build - a new set of @nr cgroups, taking over their references
+ * (duplicates are dropped and their references put).
+ */
+static struct trace_cgroup_set *cgset_build(struct cgroup **cgrps,
+					    unsigned int nr)
+{
+	struct trace_cgroup_set *set;
+	unsigned int bits, i;
+
+	set = kvzalloc(struct_size(set, cgrps, nr), GFP_KERNEL);
+	if (!set)
+		return NULL;
+	bits = max(ilog2(roundup_pow_of_two(nr * 2)), 1);
+	set->hash_bits = bits;
+	set->ids = kvcalloc(1U << bits, sizeof(u64), GFP_KERNEL);
+	if (!set->ids) {
+		kvfree(set);
+		return NULL;
+	}
+	for (i = 0; i < nr; i++) {
+		u64 id = cgroup_id(cgrps[i]);
+		unsigned int mask = (1U << bits) - 1;
+		unsigned int slot = hash_64(id, bits);
+
+		while (set->ids[slot] && set->ids[slot] != id)
+			slot = (slot + 1) & mask;
+		if (set->ids[slot]) {
+			cgroup_put(cgrps[i]);
+			continue;
+		}
+		set->ids[slot] = id;
+		set->cgrps[set->nr++] = cgrps[i];
+	}
+	return set;
+}
+
+/* cgroup_from_fs_path - a cgroup2 directory named by a file system path */
+static struct cgroup *cgroup_from_fs_path(const char *name)
+{
+	struct cgroup_subsys_state *css;
+	struct cgroup *cgrp;
+	struct path path;
+	int ret;
+
+	ret = kern_path(name, LOOKUP_FOLLOW, &path);
+	if (ret)
+		return ERR_PTR(ret == -ENOTDIR ? -EINVAL : ret);
+	/* Fails for anything that is not a live cgroup directory. */
+	css = css_tryget_online_from_dir(path.dentry, NULL);
+	path_put(&path);
+	if (IS_ERR(css))
+		return ERR_PTR(-EINVAL);
+	cgrp = css->cgroup;
+	if (cgrp->root != &cgrp_dfl_root) {
+		css_put(css);
+		return ERR_PTR(-EINVAL);	/* a cgroup v1 directory */
+	}
+	cgroup_get(cgrp);
+	css_put(css);
+	return cgrp;
+}
+
+/*
+ * cgroup_from_token - resolve one word of a write: "id:N", a cgroup path
+ * as /proc/PID/cgroup shows it, or a path under the cgroup2 mount.
+ */
+static struct cgroup *cgroup_from_token(const char *tok)
+{
+	struct cgroup *cgrp;
+	u64 id;
+
+	if (!strncmp(tok, "id:", 3)) {
+		if (kstrtou64(tok + 3, 10, &id) || !id)
+			return ERR_PTR(-EINVAL);
+		return cgroup_get_from_id(id);
+	}
+	if (tok[0] != '/')
+		return ERR_PTR(-EINVAL);
+	cgrp = cgroup_get_from_path(tok);
+	if (!IS_ERR(cgrp))
+		return cgrp;
+	return cgroup_from_fs_path(tok);
+}
+
+/*
+ * cgroup_parse - resolve every word of @buf into @out (referenced).
+ * Return: the number of cgroups, or -errno with no reference held.
+ */
+static int cgroup_parse(char *buf, struct cgroup **out, unsigned int max)
+{
+	unsigned int nr = 0;
+	char *p = buf;
+	int err = 0;
+
+	while (*p) {
+		char *tok;
+		struct cgroup *cgrp;
+
+		while (*p && isspace(*p))
+			p++;
+		if (!*p)
+			break;
+		tok = p;
+		while (*p && !isspace(*p)) {
+			/* Control bytes are never part of a path we print. */
+			if (iscntrl(*p)) {
+				err = -EINVAL;
+				goto fail;
+			}
+			p++;
+		}
+		if (*p)
+			*p++ = '\0';
+		if (strlen(tok) >= PATH_MAX) {
+			err = -EINVAL;
+			goto fail;
+		}
+		if (nr >= max) {
+			err = -E2BIG;
+			goto fail;
+		}
+		cgrp = cgroup_from_token(tok);
+		if (IS_ERR(cgrp)) {
+			err = PTR_ERR(cgrp);
+			/* ENOTDIR: a path to a file in a cgroup folder */
+			if (err == -ENOTDIR)
+				err = -EINVAL;
+			goto fail;
+		}
+		out[nr++] = cgrp;
+	}
+	return nr;
+fail:
+	while (nr)
+		cgroup_put(out[--nr]);
+	return err;
+}
+
+/* Per open file: which list, and whether O_TRUNC still has to replace it. */
+struct trace_cgroup_open {
+	struct trace_array	*tr;
+	int			list;
+	bool			replace;
+};
+
+static struct trace_cgroup_set *cg_list(struct trace_array *tr, int list)
+{
+	return rcu_dereference_protected(tr->ctx_filter->cgroups[list],
+					 lockdep_is_held(&event_mutex));
+}
+
+/*
+ * cg_publish - make @set list @list of @tr and drop the old one.
+ * The caller holds event_mutex; it is released here.
+ */
+static void cg_publish(struct trace_array *tr, int list,
+		       struct trace_cgroup_set *set)
+{
+	struct trace_cgroup_set *old = cg_list(tr, list);
+
+	lockdep_assert_held(&event_mutex);
+	rcu_assign_pointer(tr->ctx_filter->cgroups[list], set);
+	atomic64_inc_return_release(&trace_cgroup_gen);
+	trace_ctx_filter_update_locked(tr);
+	mutex_unlock(&event_mutex);
+
+	if (list == TRACE_CG_FUNC || list == TRACE_CG_FUNC_NO)
+		ftrace_ctx_filter_changed(tr);
+	if (old) {
+		/* Probes and gates may still read the old set. */
+		tracepoint_synchronize_unregister();
+		cgset_free(old);
+	}
+}
+
+static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
+				  size_t cnt, loff_t *ppos)
+{
+	struct seq_file *m = filp->private_data;
+	struct trace_cgroup_open *o = m->private;
+	struct trace_array *tr = o->tr;
+	struct trace_cgroup_set *old, *set;
+	struct cgroup **cgrps;
+	unsigned int nr_old = 0, i;
+	bool replace;
+	char *buf;
+	int nr;
+
+	if (!cnt)
+		return 0;
+
+	/*
+	 * The first write after an O_TRUNC open replaces the list, later
+	 * ones append; a write that fails changes nothing, and leaves
+	 * nothing for release() to clear either.
+	 */
+	replace = o->replace;
+	o->replace = false;
+	if (cnt > TRACE_CGROUP_WRITE_MAX)
+		return -E2BIG;
+	buf = kvmalloc(cnt + 1, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, ubuf, cnt)) {
+		kvfree(buf);
+		return -EFAULT;
+	}
+	buf[cnt] = '\0';
+	if (strlen(buf) != cnt) {		/* NUL bytes */
+		kvfree(buf);
+		return -EINVAL;
+	}
+
+	cgrps = kvmalloc_array(TRACE_CGROUP_LIST_MAX, sizeof(*cgrps), GFP_KERNEL);
+	if (!cgrps) {
+		kvfree(buf);
+		return -ENOMEM;
+	}
+	nr = cgroup_parse(buf, cgrps, TRACE_CGROUP_LIST_MAX);
+	kvfree(buf);
+	if (nr < 0)
+		goto out;
+
+	mutex_lock(&event_mutex);
+	old = replace ? NULL : cg_list(tr, o->list);
+	if (old) {
+		nr_old = old->nr;
+		if (nr_old + nr > TRACE_CGROUP_LIST_MAX) {
+			mutex_unlock(&event_mutex);
+			for (i = 0; i < nr; i++)
+				cgroup_put(cgrps[i]);
+			nr = -E2BIG;
+			goto out;
+		}
+		/* The new set holds its own reference to each kept cgroup. */
+		memmove(cgrps + nr_old, cgrps, nr * sizeof(*cgrps));
+		for (i = 0; i < nr_old; i++) {
+			cgrps[i] = old->cgrps[i];
+			cgroup_get(cgrps[i]);
+		}
+	}
+	set = NULL;
+	if (nr_old + nr) {
+		set = cgset_build(cgrps, nr_old + nr);
+		if (!set) {
+			mutex_unlock(&event_mutex);
+			for (i = 0; i < nr_old + nr; i++)
+				cgroup_put(cgrps[i]);
+			nr = -ENOMEM;
+			goto out;
+		}
+	} else if (!replace) {
+		/* Appending nothing changes nothing. */
+		mutex_unlock(&event_mutex);
+		goto done;
+	}
+	cg_publish(tr, o->list, set);
+done:
+	*ppos += cnt;
+	nr = cnt;
+out:
+	kvfree(cgrps);
+	return nr;
+}
+
+static int trace_cgroup_show(struct seq_file *m, void *v)
+{
+	struct trace_cgroup_open *o = m->private;
+	struct trace_cgroup_set *set;
+	char *path;
+	unsigned int i;
+
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	mutex_lock(&event_mutex);
+	set = cg_list(o->tr, o->list);
+	for (i = 0; set && i < set->nr; i++) {
+		struct cgroup *cgrp = set->cgrps[i];
+		int len = cgroup_path_ns(cgrp, path, PATH_MAX,
+					 current->nsproxy->cgroup_ns);
+
+		/* Outside the reader's cgroup namespace, or too long. */
+		if (len < 0 || len >= PATH_MAX) {
+			seq_printf(m, "id:%llu\n", cgroup_id(cgrp));
+			continue;
+		}
+		seq_puts(m, path);
+		/* Removed: it stays listed, and no task can enter it again. */
+		if (!(cgrp->self.flags & CSS_ONLINE))
+			seq_puts(m, " (deleted)");
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&event_mutex);
+	kfree(path);
+	return 0;
+}
+
+static int trace_cgroup_open(struct inode *inode, struct file *filp, int list)
+{
+	struct trace_array *tr = inode->i_private;
+	struct trace_cgroup_open *o;
+	int ret;
+
+	ret = tracing_check_open_get_tr(tr);
+	if (ret)
+		return ret;
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o) {
+		trace_array_put(tr);
+		return -ENOMEM;
+	}
+	o->tr = tr;
+	o->list = list;
+	o->replace = (filp->f_mode & FMODE_WRITE) && (filp->f_flags & O_TRUNC);
+	ret = single_open(filp, trace_cgroup_show, o);
+	if (ret) {
+		kfree(o);
+		trace_array_put(tr);
+	}
+	return ret;
+}
+
+static int trace_cgroup_release(struct inode *inode, struct file *filp)
+{
+	struct seq_file *m = filp->private_data;
+	struct trace_cgroup_open *o = m->private;
+	struct trace_array *tr = o->tr;
+
+	/* Opened with O_TRUNC and nothing written: the list is cleared. */
+	if (o->replace) {
+		mutex_lock(&event_mutex);
+		if (cg_list(tr, o->list))
+			cg_publish(tr, o->list, NULL);
+		else
+			mutex_unlock(&event_mutex);
+	}
+	kfree(o);
+	trace_array_put(tr);
+	return single_release(inode, filp);
+}
+
+#define TRACE_CGROUP_FOPS(name, list)					\
+static int trace_cgroup_open_##name(struct inode *inode,		\
+				    struct file *filp)			\
+{									\
+	return trace_cgroup_open(inode, filp, list);			\
+}									\
+static const struct file_operations trace_cgroup_##name##_fops = {	\
+	.open		= trace_cgroup_open_##name,			\
+	.read		= seq_read,					\
+	.write		= trace_cgroup_write,				\
+	.llseek		= tracing_lseek,				\
+	.release	= trace_cgroup_release,				\
+}
+
+TRACE_CGROUP_FOPS(event, TRACE_CG_EVENT);
+TRACE_CGROUP_FOPS(event_no, TRACE_CG_EVENT_NO);
+TRACE_CGROUP_FOPS(func, TRACE_CG_FUNC);
+TRACE_CGROUP_FOPS(func_no, TRACE_CG_FUNC_NO);
+
+/**
+ * trace_cgroup_filter_create_files - the cgroup files of an instance
+ * @tr: the instance (or the top level)
+ * @parent: its tracefs directory
+ *
+ * Return: 0; a file that cannot be created is warned about by tracefs.
+ */
+int trace_cgroup_filter_create_files(struct trace_array *tr,
+				     struct dentry *parent)
+{
+	trace_create_file("set_event_cgroup", TRACE_MODE_WRITE, parent, tr,
+			  &trace_cgroup_event_fops);
+	trace_create_file("set_event_notrace_cgroup", TRACE_MODE_WRITE, parent,
+			  tr, &trace_cgroup_event_no_fops);
+#ifdef CONFIG_FUNCTION_TRACER
+	trace_create_file("set_ftrace_cgroup", TRACE_MODE_WRITE, parent, tr,
+			  &trace_cgroup_func_fops);
+	trace_create_file("set_ftrace_notrace_cgroup", TRACE_MODE_WRITE,
+			  parent, tr, &trace_cgroup_func_no_fops);
+#endif
+	return 0;
+}
+
+/**
+ * trace_cgroup_filter_clear - drop every cgroup list of a removed instance
+ * @tr: the instance
+ *
+ * Context: event_mutex held. The caller updates the verdicts and waits for
+ * readers before anything is freed; the sets are freed here after that.
+ */
+void trace_cgroup_filter_clear(struct trace_array *tr)
+{
+	struct trace_cgroup_set *old[TRACE_CG_NR_LISTS];
+	int i;
+
+	lockdep_assert_held(&event_mutex);
+	for (i = 0; i < TRACE_CG_NR_LISTS; i++) {
+		old[i] = cg_list(tr, i);
+		RCU_INIT_POINTER(tr->ctx_filter->cgroups[i], NULL);
+	}
+	atomic64_inc_return_release(&trace_cgroup_gen);
+	trace_ctx_filter_update_locked(tr);
+	if (old[TRACE_CG_FUNC] || old[TRACE_CG_FUNC_NO])
+		ftrace_ctx_filter_changed(tr);
+	tracepoint_synchronize_unregister();
+	for (i = 0; i < TRACE_CG_NR_LISTS; i++)
+		cgset_free(old[i]);
+}
