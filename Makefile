@@ -17,7 +17,7 @@ CC        := gcc
 CFLAGS    := -O2 -g -Wall -Wno-format-truncation
 SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftests/c/*_test.c))
 
-.PHONY: all deps kernel kernel-debug kernel-vanilla source selftests tools \
+.PHONY: all deps kernel kernel-debug kernel-vanilla source selftests tools checkpatch \
 	check check-upstream demo clean help
 
 all: kernel selftests
@@ -49,7 +49,7 @@ $(BUILD)/selftests/%: selftests/c/%.c selftests/c/*.h
 
 tools: selftests
 
-check: kernel-debug selftests
+check: checkpatch kernel-debug selftests
 	scripts/vm-run --debug --timeout 1800 -- scripts/run-selftests
 
 check-upstream: kernel kernel-vanilla
@@ -60,3 +60,6 @@ demo: kernel
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/selftests $(BUILD)/vm
+
+checkpatch: source
+	@scripts/checkpatch

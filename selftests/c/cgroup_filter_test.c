@@ -106,6 +106,11 @@ static int marker(struct cgt_instance *inst, const char *text)
 	return cgt_instance_write(inst, "trace_marker", text);
 }
 
+static long max_l(long a, long b)
+{
+	return a > b ? a : b;
+}
+
 static unsigned long long cg_id(const char *path)
 {
 	struct stat st;
@@ -395,8 +400,8 @@ TEST_F(cgf, running_task_moved_is_untraced_at_once)
 		atomic_int stop;
 	} *sh;
 	char in[512], text[64];
-	long seq_at_move, i;
-	char *trace = malloc(1 << 22);
+	long seq_at_move, last;
+	char *trace = malloc(1 << 22), *p;
 	pid_t pid;
 
 	ASSERT_NE(NULL, trace);
@@ -406,11 +411,21 @@ TEST_F(cgf, running_task_moved_is_untraced_at_once)
 	snprintf(in, sizeof(in), "/%s", self->name_a);
 	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", in, O_TRUNC));
 
+	/*
+	 * Keep the writer alone on its CPU, so that nothing but the move
+	 * itself can change its verdict (no context switch to re-decide it).
+	 */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs: one for the writer, one for the mover");
 	pid = fork();
 	if (!pid) {
 		char p[512];
+		cpu_set_t cpus;
 		int fd;
 
+		CPU_ZERO(&cpus);
+		CPU_SET(1, &cpus);
+		sched_setaffinity(0, sizeof(cpus), &cpus);
 		cgt_cgroup_enter(self->cg_a, 0);
 		fd = open(cgt_instance_file(&self->inst, "trace_marker", p, sizeof(p)), O_WRONLY);
 		while (!atomic_load(&sh->stop)) {
@@ -423,6 +438,13 @@ TEST_F(cgf, running_task_moved_is_untraced_at_once)
 		}
 		_exit(0);
 	}
+	{
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(0, &cpus);
+		sched_setaffinity(0, sizeof(cpus), &cpus);
+	}
 	/* Let it record some. */
 	while (atomic_load(&sh->seq) < 50)
 		usleep(1000);
@@ -434,21 +456,20 @@ TEST_F(cgf, running_task_moved_is_untraced_at_once)
 	waitpid(pid, NULL, 0);
 
 	ASSERT_LT(0, cgt_instance_read(&self->inst, "trace", trace, 1 << 22));
-	snprintf(text, sizeof(text), "busy-seq-%ld;", seq_at_move - 1);
-	EXPECT_NE(NULL, strstr(trace, text)) {
-		char *first = strstr(trace, "busy-seq-");
-
-		TH_LOG("moved at %ld; first marker: %.24s", seq_at_move,
-		       first ? first : "(none)");
+	/*
+	 * The move commits while the write to cgroup.procs is still busy
+	 * (it waits for RCU), so the last recorded marker may be older than
+	 * seq_at_move; none may be newer than the one in flight when the
+	 * write returned.
+	 */
+	last = 0;
+	for (p = strstr(trace, "busy-seq-"); p; p = strstr(p + 1, "busy-seq-"))
+		last = max_l(last, strtol(p + 9, NULL, 10));
+	EXPECT_LE(50, last) {
+		TH_LOG("markers before the move were not recorded (last %ld)", last);
 	}
-	/* One write may have been past the check when the move returned. */
-	for (i = seq_at_move + 2; i <= seq_at_move + 200; i++) {
-		snprintf(text, sizeof(text), "busy-seq-%ld;", i);
-		if (strstr(trace, text))
-			break;
-	}
-	EXPECT_EQ(seq_at_move + 201, i) {
-		TH_LOG("marker %ld recorded after the move returned at %ld", i, seq_at_move);
+	EXPECT_GE(seq_at_move + 1, last) {
+		TH_LOG("marker %ld recorded after the move returned at %ld", last, seq_at_move);
 	}
 	munmap(sh, sizeof(*sh));
 	free(trace);
