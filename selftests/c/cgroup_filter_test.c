@@ -120,7 +120,7 @@ static unsigned long long cg_id(const char *path)
 	return st.st_ino;
 }
 
-TEST_F(cgf, files_exist_and_start_empty)
+TEST_F_TIMEOUT(cgf, files_exist_and_start_empty, 180)
 {
 	unsigned int i;
 
@@ -140,7 +140,7 @@ TEST_F(cgf, files_exist_and_start_empty)
 	EXPECT_EQ(0, access(CGT_TRACEFS "/set_ftrace_notrace_cgroup", F_OK));
 }
 
-TEST_F(cgf, syntax_paths_ids_and_mount_paths)
+TEST_F_TIMEOUT(cgf, syntax_paths_ids_and_mount_paths, 180)
 {
 	char want[1024], in[1024];
 	unsigned int i;
@@ -181,7 +181,7 @@ TEST_F(cgf, syntax_paths_ids_and_mount_paths)
 }
 
 /* Each bad write fails with its errno and leaves the list as it was. */
-TEST_F(cgf, bad_input_changes_nothing)
+TEST_F_TIMEOUT(cgf, bad_input_changes_nothing, 180)
 {
 	static char longtok[PATH_MAX + 16];
 	char before[1024], in[1024];
@@ -243,7 +243,7 @@ TEST_F(cgf, bad_input_changes_nothing)
 }
 
 /* More than 4 KiB in one write is one all-or-nothing unit; too much is E2BIG. */
-TEST_F(cgf, big_writes_and_1024_cgroups)
+TEST_F_TIMEOUT(cgf, big_writes_and_1024_cgroups, 180)
 {
 	const int n = 1024;
 	size_t cap = 256 * 1024 + 64, len = 0;
@@ -321,7 +321,7 @@ static void *writer(void *p)
 }
 
 /* Concurrent writers: every read shows one writer's whole list. */
-TEST_F(cgf, concurrent_writers)
+TEST_F_TIMEOUT(cgf, concurrent_writers, 180)
 {
 	char ta[300], tb[300], la[300], lb[300];
 	struct writer_arg a = { &self->inst, ta }, b = { &self->inst, tb };
@@ -348,7 +348,7 @@ TEST_F(cgf, concurrent_writers)
 }
 
 /* Listing a parent traces its descendants; notrace wins over trace. */
-TEST_F(cgf, hierarchy_and_notrace_precedence)
+TEST_F_TIMEOUT(cgf, hierarchy_and_notrace_precedence, 180)
 {
 	char in[512];
 	pid_t pid;
@@ -393,7 +393,7 @@ TEST_F(cgf, hierarchy_and_notrace_precedence)
  * A task that never sleeps is moved out of the traced cgroup by another
  * task: its markers stop at once, without waiting for a context switch.
  */
-TEST_F(cgf, running_task_moved_is_untraced_at_once)
+TEST_F_TIMEOUT(cgf, running_task_moved_is_untraced_at_once, 180)
 {
 	struct shared {
 		atomic_long seq;
@@ -476,7 +476,7 @@ TEST_F(cgf, running_task_moved_is_untraced_at_once)
 }
 
 /* A task moving itself in or out is filtered from its very next marker. */
-TEST_F(cgf, self_move_then_marker)
+TEST_F_TIMEOUT(cgf, self_move_then_marker, 180)
 {
 	char in[512];
 	pid_t pid;
@@ -511,7 +511,7 @@ TEST_F(cgf, self_move_then_marker)
 }
 
 /* clone3(CLONE_INTO_CGROUP): the child is filtered by its cgroup from birth. */
-TEST_F(cgf, clone_into_cgroup)
+TEST_F_TIMEOUT(cgf, clone_into_cgroup, 180)
 {
 	struct clone_args args = { 0 };
 	char in[512];
@@ -557,7 +557,7 @@ TEST_F(cgf, clone_into_cgroup)
 }
 
 /* A listed cgroup that is removed stays readable and matches nothing new. */
-TEST_F(cgf, removed_cgroup)
+TEST_F_TIMEOUT(cgf, removed_cgroup, 180)
 {
 	char in[512], want[512], gone[256], name[128];
 	pid_t pid;
@@ -596,7 +596,7 @@ TEST_F(cgf, removed_cgroup)
 }
 
 /* Removing an instance with filters set releases them (cgroups removable). */
-TEST_F(cgf, instance_removal_releases)
+TEST_F_TIMEOUT(cgf, instance_removal_releases, 180)
 {
 	struct cgt_instance tmp;
 	char in[512];
