@@ -50,6 +50,7 @@ $(BUILD)/selftests/%: selftests/c/%.c selftests/c/*.h
 tools: selftests
 
 check: checkpatch kernel-debug selftests
+	scripts/test-vm-run
 	scripts/vm-run --debug --timeout 1800 -- scripts/run-selftests
 
 check-upstream: kernel kernel-vanilla
