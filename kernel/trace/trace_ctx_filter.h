@@ -26,7 +26,7 @@ struct dentry;
 /*
  * Rule bits: a set bit in a verdict means "this rule rejects the task".
  * Event rules occupy the low nibble, function tracer rules the high one,
- * in the same order, so that CTX_FN(x) == CTX_EV(x) << 4.
+ * in the same order.
  */
 enum {
 	CTX_REJ_EV_PID		= BIT(0),	/* not in set_event_pid */
