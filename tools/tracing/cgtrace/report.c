@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - "cgtrace report": span statistics from user_markers events
+ *
+ * Spans come from the end events, which carry the duration and on-CPU time
+ * the kernel measured; their begin events give the start. Async spans are
+ * paired by process, name and cookie here. Everything is grouped by span
+ * name, by writer thread, or by the writer's cgroup (from FILE.cgroups).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgtrace.h"
+#include "trace_read.h"
+
+enum by_mode { BY_NAME, BY_THREAD, BY_CGROUP };
+
+enum row_type { ROW_SPAN, ROW_ASYNC, ROW_COUNTER, ROW_INSTANT, ROW_NR };
+
+/* one line of the report: a (group, name) pair of one type */
+struct row {
+	struct row		*next;		/* hash chain */
+	enum row_type		type;
+	char			*group;
+	char			*name;
+	unsigned long long	*dur;		/* durations of spans */
+	unsigned long long	*cpu;		/* cpu_ns of spans */
+	size_t			n, alloc;
+	unsigned long long	total, cpu_total;
+	unsigned long long	exited, unmatched;	/* end flags seen */
+	long long		cmin, cmax, last;	/* counters */
+};
+
+/* an async begin waiting for its end */
+struct async_open {
+	struct async_open	*next;
+	int			tgid;
+	long long		cookie;
+	char			*name;
+	char			*group;
+	unsigned long long	ts;
+};
+
+struct pid_cgroup {
+	struct pid_cgroup	*next;
+	int			pid;
+	char			*path;
+};
+
+#define RHASH_SIZE	4096
+
+struct report {
+	enum by_mode		by;
+	struct row		*rows[RHASH_SIZE];
+	size_t			nr_rows;
+	struct async_open	*async[RHASH_SIZE];
+	struct pid_cgroup	*cgroups[RHASH_SIZE];
+	bool			have_cgroups;
+	unsigned long long	ends, unmatched, exited, instants;
+	unsigned long long	async_unpaired_ends, async_dup_begins;
+	/* lost records per tgid: small array, few groups are rate limited */
+	struct { int tgid; unsigned long long count; } *lost;
+	size_t			nr_lost;
+	/* ends flagged unmatched/exited, listed with their times */
+	struct tr_event		flagged[20];
+	char			flagged_name[20][TR_NAME_MAX];
+	char			flagged_comm[20][TR_COMM_MAX];
+	size_t			nr_flagged;
+};
+
+static unsigned int str_hash(const char *a, const char *b, unsigned int x)
+{
+	uint32_t h = 2166136261u ^ x;
+
+	for (; *a; a++)
+		h = (h ^ (unsigned char)*a) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;
+	for (; *b; b++)
+		h = (h ^ (unsigned char)*b) * 16777619u;
+	return h % RHASH_SIZE;
+}
+
+static void *xalloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		err_msg("out of memory");
+		exit(1);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	return strcpy(xalloc(NULL, strlen(s) + 1), s);
+}
+
+/* row_get - the row of (type, group, name), created on first use */
+static struct row *row_get(struct report *r, enum row_type type,
+			   const char *group, const char *name)
+{
+	unsigned int h = str_hash(group, name, type);
+	struct row *row;
+
+	for (row = r->rows[h]; row; row = row->next)
+		if (row->type == type && !strcmp(row->group, group) &&
+		    !strcmp(row->name, name))
+			return row;
+	row = xalloc(NULL, sizeof(*row));
+	memset(row, 0, sizeof(*row));
+	row->type = type;
+	row->group = xstrdup(group);
+	row->name = xstrdup(name);
+	row->next = r->rows[h];
+	r->rows[h] = row;
+	r->nr_rows++;
+	return row;
+}
+
+static void row_add_span(struct row *row, unsigned long long dur,
+			 unsigned long long cpu)
+{
+	if (row->n == row->alloc) {
+		row->alloc = row->alloc ? row->alloc * 2 : 16;
+		row->dur = xalloc(row->dur, row->alloc * sizeof(*row->dur));
+		row->cpu = xalloc(row->cpu, row->alloc * sizeof(*row->cpu));
+	}
+	row->dur[row->n] = dur;
+	row->cpu[row->n] = cpu;
+	row->n++;
+	row->total += dur;
+	row->cpu_total += cpu;
+}
+
+/*
+ * load_cgroups - read FILE.cgroups, lines "PID CGROUP_PATH", which
+ * "cgtrace record" writes: trace.dat has no cgroup per event.
+ */
+static int load_cgroups(struct report *r, const char *path)
+{
+	char *file = tr_sidecar_path(path, ".cgroups");
+	char *line = NULL, *p, *end;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *f;
+	long pid;
+
+	if (!file)
+		return -1;
+	f = fopen(file, "r");
+	if (!f) {
+		err_msg("--by cgroup: %s not found: trace.dat records no cgroup per event,\n"
+			"         so the writer's cgroup comes from this file (lines \"PID CGROUP_PATH\",\n"
+			"         written by \"cgtrace record\")", file);
+		free(file);
+		return -1;
+	}
+	while ((len = getline(&line, &cap, f)) > 0) {
+		struct pid_cgroup *pc;
+		unsigned int h;
+
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (line[0] == '#')
+			continue;
+		pid = strtol(line, &end, 10);
+		if (end == line || pid <= 0 || (*end != ' ' && *end != '\t'))
+			continue;
+		for (p = end; *p == ' ' || *p == '\t'; p++)
+			;
+		if (!*p)
+			continue;
+		pc = xalloc(NULL, sizeof(*pc));
+		pc->pid = pid;
+		pc->path = xstrdup(p);
+		h = (unsigned int)pid % RHASH_SIZE;
+		pc->next = r->cgroups[h];	/* later lines win */
+		r->cgroups[h] = pc;
+	}
+	free(line);
+	fclose(f);
+	free(file);
+	r->have_cgroups = true;
+	return 0;
+}
+
+static const char *cgroup_of(struct report *r, int pid)
+{
+	struct pid_cgroup *pc;
+
+	for (pc = r->cgroups[(unsigned int)pid % RHASH_SIZE]; pc; pc = pc->next)
+		if (pc->pid == pid)
+			return pc->path;
+	return NULL;
+}
+
+/* group_of - the group label of an event's writer */
+static const char *group_of(struct report *r, struct trace_file *tf,
+			    const struct tr_event *ev, char *buf, size_t size)
+{
+	const char *cg;
+
+	switch (r->by) {
+	case BY_THREAD:
+		snprintf(buf, size, "%s-%d", tr_comm(tf, ev->pid), ev->pid);
+		return buf;
+	case BY_CGROUP:
+		cg = cgroup_of(r, ev->pid);
+		if (!cg)
+			cg = cgroup_of(r, ev->tgid ? ev->tgid : ev->pid);
+		return cg ? cg : "(unknown cgroup)";
+	default:
+		return "";
+	}
+}
+
+static void add_lost(struct report *r, int tgid, unsigned long long count)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_lost; i++) {
+		if (r->lost[i].tgid == tgid) {
+			r->lost[i].count += count;
+			return;
+		}
+	}
+	r->lost = xalloc(r->lost, (r->nr_lost + 1) * sizeof(*r->lost));
+	r->lost[r->nr_lost].tgid = tgid;
+	r->lost[r->nr_lost].count = count;
+	r->nr_lost++;
+}
+
+/* async_begin/async_end - pair S and F records by (tgid, name, cookie) */
+static void async_begin(struct report *r, const struct tr_event *ev,
+			const char *group)
+{
+	unsigned int h = str_hash(ev->name, "", (unsigned int)ev->value ^ ev->tgid);
+	struct async_open *a;
+
+	for (a = r->async[h]; a; a = a->next) {
+		if (a->tgid == ev->tgid && a->cookie == ev->value &&
+		    !strcmp(a->name, ev->name)) {
+			/* a second begin restarts the span */
+			r->async_dup_begins++;
+			a->ts = ev->ts;
+			return;
+		}
+	}
+	a = xalloc(NULL, sizeof(*a));
+	a->tgid = ev->tgid;
+	a->cookie = ev->value;
+	a->name = xstrdup(ev->name);
+	a->group = xstrdup(group);
+	a->ts = ev->ts;
+	a->next = r->async[h];
+	r->async[h] = a;
+}
+
+static void async_end(struct report *r, const struct tr_event *ev)
+{
+	unsigned int h = str_hash(ev->name, "", (unsigned int)ev->value ^ ev->tgid);
+	struct async_open **pp, *a;
+
+	for (pp = &r->async[h]; (a = *pp); pp = &a->next) {
+		if (a->tgid == ev->tgid && a->cookie == ev->value &&
+		    !strcmp(a->name, ev->name))
+			break;
+	}
+	if (!a) {
+		r->async_unpaired_ends++;
+		return;
+	}
+	*pp = a->next;
+	/* grouped where it began; no on-CPU time for async spans */
+	row_add_span(row_get(r, ROW_ASYNC, a->group, a->name),
+		     ev->ts - a->ts, 0);
+	free(a->name);
+	free(a->group);
+	free(a);
+}
+
+/* report_event - account one event */
+static int report_event(struct trace_file *tf, const struct tr_event *ev,
+			void *data)
+{
+	struct report *r = data;
+	char gbuf[TR_COMM_MAX + 16];
+	const char *group;
+	struct row *row;
+
+	if (ev->kind == TR_SWITCH)
+		return 0;
+	group = group_of(r, tf, ev, gbuf, sizeof(gbuf));
+
+	switch (ev->kind) {
+	case TR_END:
+		r->ends++;
+		if (ev->flags & (TR_END_UNMATCHED | TR_END_EXITED) &&
+		    r->nr_flagged < 20) {
+			size_t i = r->nr_flagged++;
+
+			r->flagged[i] = *ev;
+			snprintf(r->flagged_name[i], TR_NAME_MAX, "%s", ev->name);
+			snprintf(r->flagged_comm[i], TR_COMM_MAX, "%s",
+				 tr_comm(tf, ev->pid));
+		}
+		if (ev->flags & TR_END_UNMATCHED) {
+			r->unmatched++;
+			row_get(r, ROW_SPAN, group, ev->name[0] ? ev->name :
+				"(unmatched)")->unmatched++;
+			break;
+		}
+		row = row_get(r, ROW_SPAN, group, ev->name);
+		if (ev->flags & TR_END_EXITED) {
+			r->exited++;
+			row->exited++;
+		}
+		row_add_span(row, ev->duration_ns,
+			     ev->cpu_ns < ev->duration_ns ? ev->cpu_ns :
+			     ev->duration_ns);
+		break;
+	case TR_COUNTER:
+		row = row_get(r, ROW_COUNTER, group, ev->name);
+		if (!row->n || ev->value < row->cmin)
+			row->cmin = ev->value;
+		if (!row->n || ev->value > row->cmax)
+			row->cmax = ev->value;
+		row->last = ev->value;
+		row->n++;
+		break;
+	case TR_INSTANT:
+		r->instants++;
+		row_get(r, ROW_INSTANT, group, ev->name)->n++;
+		break;
+	case TR_ASYNC_BEGIN:
+		async_begin(r, ev, group);
+		break;
+	case TR_ASYNC_END:
+		async_end(r, ev);
+		break;
+	case TR_LOST:
+		add_lost(r, ev->tgid, ev->value);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* percentile - nearest-rank percentile of sorted values */
+static unsigned long long percentile(const unsigned long long *v, size_t n,
+				     unsigned int pct)
+{
+	size_t rank = (n * pct + 99) / 100;
+
+	if (!n)
+		return 0;
+	if (rank < 1)
+		rank = 1;
+	return v[rank - 1];
+}
+
+/* rows sort by type, group, then total time (largest first), then name */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row **)a;
+	const struct row *y = *(const struct row **)b;
+	int c;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	c = strcmp(x->group, y->group);
+	if (c)
+		return c;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static const char *by_label(enum by_mode by)
+{
+	return by == BY_THREAD ? "THREAD" : by == BY_CGROUP ? "CGROUP" : NULL;
+}
+
+/* print_spans - one table of span (or async span) statistics */
+static void print_spans(struct report *r, struct row **rows, size_t n,
+			enum row_type type)
+{
+	const char *gl = by_label(r->by);
+	char b[9][32];
+	bool header = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct row *row = rows[i];
+		unsigned long long *s;
+
+		if (row->type != type)
+			continue;
+		if (!header) {
+			printf("\n%s\n", type == ROW_SPAN ? "Spans (from end events; blocked = duration - on-CPU):" :
+			       "Async spans (paired by process, name and cookie):");
+			if (gl)
+				printf("%-24s ", gl);
+			printf("%-24s %7s %11s %11s %11s %11s %11s %11s",
+			       "NAME", "COUNT", "TOTAL", "MIN", "MEAN", "P50",
+			       "P99", "MAX");
+			if (type == ROW_SPAN)
+				printf(" %11s %11s %6s %6s", "ON-CPU", "BLOCKED",
+				       "EXITED", "UNMAT");
+			printf("\n");
+			header = true;
+		}
+		s = xalloc(NULL, (row->n + 1) * sizeof(*s));
+		memcpy(s, row->dur, row->n * sizeof(*s));
+		qsort(s, row->n, sizeof(*s), cmp_ull);
+		tr_format_dur(row->total, b[0], sizeof(b[0]));
+		tr_format_dur(row->n ? s[0] : 0, b[1], sizeof(b[1]));
+		tr_format_dur(row->n ? row->total / row->n : 0, b[2], sizeof(b[2]));
+		tr_format_dur(percentile(s, row->n, 50), b[3], sizeof(b[3]));
+		tr_format_dur(percentile(s, row->n, 99), b[4], sizeof(b[4]));
+		tr_format_dur(row->n ? s[row->n - 1] : 0, b[5], sizeof(b[5]));
+		tr_format_dur(row->cpu_total, b[6], sizeof(b[6]));
+		tr_format_dur(row->total - row->cpu_total, b[7], sizeof(b[7]));
+		free(s);
+		if (gl)
+			printf("%-24s ", row->group);
+		printf("%-24s %7zu %11s %11s %11s %11s %11s %11s",
+		       row->name, row->n, b[0], b[1], b[2], b[3], b[4], b[5]);
+		if (type == ROW_SPAN)
+			printf(" %11s %11s %6llu %6llu", b[6], b[7],
+			       row->exited, row->unmatched);
+		printf("\n");
+	}
+}
+
+static void print_report(struct report *r, struct trace_file *tf)
+{
+	const char *gl = by_label(r->by);
+	char t0[64], t1[64], d[32];
+	struct row **rows, *row;
+	bool header;
+	size_t i, n = 0;
+	unsigned long long open = 0;
+	struct tr_thread *t;
+
+	tr_format_time(tf, tf->first_ts, t0, sizeof(t0));
+	tr_format_time(tf, tf->last_ts, t1, sizeof(t1));
+	tr_format_dur(tf->last_ts - tf->first_ts, d, sizeof(d));
+	printf("trace: %s\n", tf->path);
+	printf("time:  %s .. %s (%s)%s%s\n", t0, t1, d,
+	       tf->wall ? ", wall clock from " : "",
+	       tf->wall ? tf->wall_source : "");
+	printf("marker events: %llu", tf->nr_marker_seen);
+	if (tf->missed)
+		printf(", ring buffer lost %llu events (not only markers)",
+		       tf->missed);
+	printf("\n");
+
+	rows = xalloc(NULL, (r->nr_rows + 1) * sizeof(*rows));
+	for (i = 0; i < RHASH_SIZE; i++)
+		for (row = r->rows[i]; row; row = row->next)
+			rows[n++] = row;
+	qsort(rows, n, sizeof(*rows), cmp_row);
+
+	print_spans(r, rows, n, ROW_SPAN);
+	print_spans(r, rows, n, ROW_ASYNC);
+
+	header = false;
+	for (i = 0; i < n; i++) {
+		row = rows[i];
+		if (row->type != ROW_COUNTER)
+			continue;
+		if (!header) {
+			printf("\nCounters:\n");
+			if (gl)
+				printf("%-24s ", gl);
+			printf("%-24s %7s %20s %20s %20s\n", "NAME", "COUNT",
+			       "MIN", "MAX", "LAST");
+			header = true;
+		}
+		if (gl)
+			printf("%-24s ", row->group);
+		printf("%-24s %7zu %20lld %20lld %20lld\n", row->name, row->n,
+		       row->cmin, row->cmax, row->last);
+	}
+
+	header = false;
+	for (i = 0; i < n; i++) {
+		row = rows[i];
+		if (row->type != ROW_INSTANT)
+			continue;
+		if (!header) {
+			printf("\nInstants:\n");
+			if (gl)
+				printf("%-24s ", gl);
+			printf("%-24s %7s\n", "NAME", "COUNT");
+			header = true;
+		}
+		if (gl)
+			printf("%-24s ", row->group);
+		printf("%-24s %7zu\n", row->name, row->n);
+	}
+	free(rows);
+
+	for (i = 0; i < TR_HASH_SIZE; i++)
+		for (t = tf->threads[i]; t; t = t->next)
+			open += t->nr_open;
+
+	printf("\nSummary: %llu ends (%llu unmatched, %llu exited), %llu spans still open at the end,\n"
+	       "         %llu instants, %llu async ends without a begin, %llu repeated async begins\n",
+	       r->ends, r->unmatched, r->exited, open, r->instants,
+	       r->async_unpaired_ends, r->async_dup_begins);
+	for (i = 0; i < r->nr_flagged; i++) {
+		const struct tr_event *ev = &r->flagged[i];
+
+		tr_format_time(tf, ev->ts, t0, sizeof(t0));
+		printf("  %s %s-%d: %s end of \"%s\" at depth %lld\n", t0,
+		       r->flagged_comm[i], ev->pid,
+		       ev->flags & TR_END_UNMATCHED ? "unmatched" : "exited",
+		       r->flagged_name[i], ev->depth);
+	}
+	if (r->nr_flagged < r->unmatched + r->exited)
+		printf("  ... (first %zu listed)\n", r->nr_flagged);
+	if (!r->nr_lost) {
+		printf("Lost records (rate limit): none\n");
+	} else {
+		printf("Lost records (rate limit), per process:\n");
+		for (i = 0; i < r->nr_lost; i++)
+			printf("  %-20s tgid %-8d %llu\n",
+			       tr_comm(tf, r->lost[i].tgid), r->lost[i].tgid,
+			       r->lost[i].count);
+	}
+	if (r->by == BY_CGROUP)
+		printf("(cgroups from %s.cgroups)\n", tf->path);
+}
+
+static void report_free(struct report *r)
+{
+	struct async_open *a, *an;
+	struct pid_cgroup *p, *pn;
+	struct row *row, *rn;
+	size_t i;
+
+	for (i = 0; i < RHASH_SIZE; i++) {
+		for (row = r->rows[i]; row; row = rn) {
+			rn = row->next;
+			free(row->group);
+			free(row->name);
+			free(row->dur);
+			free(row->cpu);
+			free(row);
+		}
+		for (a = r->async[i]; a; a = an) {
+			an = a->next;
+			free(a->name);
+			free(a->group);
+			free(a);
+		}
+		for (p = r->cgroups[i]; p; p = pn) {
+			pn = p->next;
+			free(p->path);
+			free(p);
+		}
+	}
+	free(r->lost);
+}
+
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cgtrace report [-i FILE] [--by name|thread|cgroup] [--wall]\n"
+		"\n"
+		"  Statistics of the user-space marker spans in a trace.dat recorded with\n"
+		"  \"-e user_markers\" (Documentation/trace/user-markers.rst): per group the\n"
+		"  count, total, min, mean, p50, p99 and max duration, the on-CPU time\n"
+		"  (cpu_ns) and the blocked time (duration - on-CPU); async spans paired\n"
+		"  by process, name and cookie; counters (count, min, max, last);\n"
+		"  instants; unmatched and exited ends; records the rate limit dropped\n"
+		"  (lost events) per process.\n"
+		"\n"
+		"  -i, --input FILE  the trace (default: trace.dat)\n"
+		"  -b, --by MODE     group by span name (default), writer thread, or the\n"
+		"                    writer's cgroup. trace.dat holds no cgroup per event:\n"
+		"                    --by cgroup reads FILE.cgroups, lines \"PID CGROUP_PATH\"\n"
+		"                    (the pid of a thread or of its process), which\n"
+		"                    \"cgtrace record\" writes next to the trace\n"
+		"  -w, --wall        print times as the wall clock (gettimeofday()). Needs a\n"
+		"                    trace recorded with \"trace-cmd record --date\", or\n"
+		"                    FILE.clock with lines \"TRACE_NS REALTIME_NS\"\n"
+		"  -h, --help        this text\n"
+		"\n"
+		"  Exit status: 0 success, 1 error (unreadable file, not a trace.dat, no\n"
+		"  user_markers events), 2 usage.\n");
+}
+
+/* cmd_report - the report subcommand */
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "wall", no_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *input = "trace.dat";
+	struct report r;
+	struct trace_file tf;
+	int c, ret = 1;
+	bool wall = false;
+
+	memset(&r, 0, sizeof(r));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:b:wh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'b':
+			if (!strcmp(optarg, "name"))
+				r.by = BY_NAME;
+			else if (!strcmp(optarg, "thread"))
+				r.by = BY_THREAD;
+			else if (!strcmp(optarg, "cgroup"))
+				r.by = BY_CGROUP;
+			else {
+				err_msg("report: --by takes name, thread or cgroup");
+				return 2;
+			}
+			break;
+		case 'w':
+			wall = true;
+			break;
+		case 'h':
+			report_usage(stdout);
+			return 0;
+		default:
+			report_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		err_msg("report: unexpected argument '%s'", argv[optind]);
+		report_usage(stderr);
+		return 2;
+	}
+
+	if (tr_open(&tf, input, wall) < 0)
+		return 1;
+	if (!tf.nr_marker_events) {
+		err_msg("%s: no user_markers events in this trace: record with \"-e user_markers\"\n"
+			"         on a kernel with CONFIG_TRACE_USER_MARKERS", input);
+		goto out;
+	}
+	if (r.by == BY_CGROUP && load_cgroups(&r, input) < 0)
+		goto out;
+	if (tr_iterate(&tf, report_event, &r) < 0)
+		goto out;
+	if (!tf.nr_marker_seen) {
+		err_msg("%s: no user_markers events in this trace (the events were enabled,\n"
+			"         but nothing wrote a marker while it recorded)", input);
+		goto out;
+	}
+	print_report(&r, &tf);
+	ret = 0;
+out:
+	report_free(&r);
+	tr_close(&tf);
+	return ret;
+}
