@@ -47,16 +47,25 @@ $(BUILD)/selftests/%: selftests/c/%.c selftests/c/*.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -Iselftests/c -o $@ $< -lpthread
 
+# tools: cgtrace, its trace-cmd plugin and the toy_gc example, into build/tools.
 tools: selftests
+	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/
 
-check: checkpatch kernel-debug selftests
+# install: make install [PREFIX=/usr/local] [PLUGIN_DIR=...] (see
+# tools/tracing/cgtrace/Makefile: the plugin goes to libtraceevent's own
+# plugin directory, which trace-cmd searches by default).
+.PHONY: install
+install:
+	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/ install
+
+check: checkpatch kernel-debug selftests tools
 	scripts/test-vm-run
 	scripts/vm-run --debug --timeout 1800 -- scripts/run-selftests
 
 check-upstream: kernel kernel-vanilla
 	scripts/check-upstream
 
-demo: kernel
+demo: kernel tools
 	scripts/vm-run -- scripts/demo
 
 clean:

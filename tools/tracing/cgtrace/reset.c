@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reset.c - "cgtrace reset": clear every context filter of an instance and
+ * put its fork options and marker settings back to their defaults.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cgtrace.h"
+#include "tracefs_util.h"
+
+static void reset_usage(FILE *f)
+{
+	fprintf(f,
+"usage: cgtrace reset [INSTANCE]\n"
+"\n"
+"Clear the context filters of a tracing instance (the top level when\n"
+"INSTANCE is omitted or \"top\"): empty the four pid and four cgroup\n"
+"files, turn options/event-fork, options/function-fork and\n"
+"options/user_events_prctl off, write the documented default\n"
+"\"" TFS_USER_EVENTS_RATE_DEFAULT "\" to user_events_rate and zero user_events_stats.\n"
+"Files the kernel does not have are skipped.\n"
+"\n"
+"exit status: 0, or 1 when a file could not be written.\n");
+}
+
+/* reset_file - write a value; a missing file is not an error */
+static int reset_file(struct tracefs_instance *inst, const char *file,
+		      const char *value)
+{
+	int err;
+
+	if (!tfs_has(inst, file))
+		return 0;
+	err = tfs_write(inst, file, value, true);
+	if (err)
+		err_msg("cannot reset %s: %s", file, strerror(-err));
+	return err ? -1 : 0;
+}
+
+int cmd_reset(int argc, char **argv)
+{
+	struct tracefs_instance *inst;
+	int i, ret = 0;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		reset_usage(stdout);
+		return 0;
+	}
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		reset_usage(stderr);
+		return 1;
+	}
+	if (tfs_init() || tfs_instance_get(argc > 1 ? argv[1] : NULL, false,
+					   &inst, NULL))
+		return 1;
+	for (i = 0; i < 4; i++) {
+		ret |= reset_file(inst, tfs_pid_files[i], "");
+		ret |= reset_file(inst, tfs_cgroup_files[i], "");
+	}
+	ret |= reset_file(inst, "options/event-fork", "0");
+	ret |= reset_file(inst, "options/function-fork", "0");
+	ret |= reset_file(inst, "options/user_events_prctl", "0");
+	ret |= reset_file(inst, "user_events_rate", TFS_USER_EVENTS_RATE_DEFAULT);
+	ret |= reset_file(inst, "user_events_stats", "0");
+	if (!ret)
+		printf("instance %s: filters cleared\n", tfs_instance_label(inst));
+	tfs_instance_put(inst, false);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * show.c - "cgtrace show": print every context filter of an instance, its
+ * fork options and its marker settings and counts.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgtrace.h"
+#include "tracefs_util.h"
+
+static void show_usage(FILE *f)
+{
+	fprintf(f,
+"usage: cgtrace show [INSTANCE]\n"
+"\n"
+"Print the context filters of a tracing instance (the top level when\n"
+"INSTANCE is omitted or \"top\"): the four pid files (set_event_pid,\n"
+"set_event_notrace_pid, set_ftrace_pid, set_ftrace_notrace_pid), the four\n"
+"cgroup files (set_event_cgroup, set_event_notrace_cgroup,\n"
+"set_ftrace_cgroup, set_ftrace_notrace_cgroup), options/event-fork and\n"
+"options/function-fork, and the user marker settings: user_events_rate,\n"
+"options/user_events_prctl and the counts of user_events_stats.\n"
+"A file the kernel does not have is shown as \"(not in this kernel)\".\n"
+"\n"
+"exit status: 0, or 1 when the instance does not exist.\n");
+}
+
+/* show_file - "name: value", one list entry per line, aligned */
+static void show_file(struct tracefs_instance *inst, const char *file)
+{
+	char *text, *line, *save;
+	bool first = true;
+
+	printf("%-26s ", file);
+	if (!tfs_has(inst, file)) {
+		printf("(not in this kernel)\n");
+		return;
+	}
+	text = tfs_read(inst, file);
+	if (!text) {
+		printf("(unreadable)\n");
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#')	/* "# no pid" style headers */
+			continue;
+		printf("%*s%s\n", first ? 0 : 27, "", line);
+		first = false;
+	}
+	if (first)
+		printf("(empty)\n");
+	free(text);
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const char * const other[] = {
+		"options/event-fork", "options/function-fork",
+		"user_events_rate", "options/user_events_prctl",
+		"user_events_stats", NULL,
+	};
+	struct tracefs_instance *inst;
+	int i;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		show_usage(stdout);
+		return 0;
+	}
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		show_usage(stderr);
+		return 1;
+	}
+	if (tfs_init() || tfs_instance_get(argc > 1 ? argv[1] : NULL, false,
+					   &inst, NULL))
+		return 1;
+	printf("instance: %s\n", tfs_instance_label(inst));
+	for (i = 0; i < 4; i++)
+		show_file(inst, tfs_pid_files[i]);
+	for (i = 0; i < 4; i++)
+		show_file(inst, tfs_cgroup_files[i]);
+	for (i = 0; other[i]; i++)
+		show_file(inst, other[i]);
+	tfs_instance_put(inst, false);
+	return 0;
+}

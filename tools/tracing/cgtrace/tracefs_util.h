@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tracefs_util.h - a thin layer over libtracefs and cgroup2 for cgtrace
+ */
+#ifndef CGTRACE_TRACEFS_UTIL_H
+#define CGTRACE_TRACEFS_UTIL_H
+
+#include <stdbool.h>
+#include <tracefs.h>
+
+/* The context filter files, in the order show and reset walk them. */
+extern const char * const tfs_pid_files[4];
+extern const char * const tfs_cgroup_files[4];
+
+/* Default of user_events_rate (Documentation/trace/user-markers.rst). */
+#define TFS_USER_EVENTS_RATE_DEFAULT	"100000 10000"
+
+int tfs_init(void);
+int tfs_instance_get(const char *name, bool create,
+		     struct tracefs_instance **inst, bool *created);
+void tfs_instance_put(struct tracefs_instance *inst, bool destroy);
+const char *tfs_instance_label(struct tracefs_instance *inst);
+bool tfs_has(struct tracefs_instance *inst, const char *file);
+int tfs_require(struct tracefs_instance *inst, const char *file);
+int tfs_write(struct tracefs_instance *inst, const char *file,
+	      const char *str, bool trunc);
+int tfs_clear(struct tracefs_instance *inst, const char *file);
+char *tfs_read(struct tracefs_instance *inst, const char *file);
+int tfs_set_cgroups(struct tracefs_instance *inst, const char *file,
+		    char **cgroups, int n);
+int tfs_set_pids(struct tracefs_instance *inst, const char *file,
+		 char **pids, int n);
+bool tfs_has_user_markers(struct tracefs_instance *inst);
+
+const char *cg_root(void);
+char *cg_self_dir(void);
+int need_trace_cmd(void);
+
+#endif
