@@ -310,9 +310,10 @@ static int report_event(struct trace_file *tf, const struct tr_event *ev,
 				 tr_comm(tf, ev->pid));
 		}
 		if (ev->flags & TR_END_UNMATCHED) {
+			/* counted per name only when the end named a span */
 			r->unmatched++;
-			row_get(r, ROW_SPAN, group, ev->name[0] ? ev->name :
-				"(unmatched)")->unmatched++;
+			if (ev->name[0])
+				row_get(r, ROW_SPAN, group, ev->name)->unmatched++;
 			break;
 		}
 		row = row_get(r, ROW_SPAN, group, ev->name);
@@ -403,6 +404,7 @@ static void print_spans(struct report *r, struct row **rows, size_t n,
 	char b[9][32];
 	bool header = false;
 	size_t i;
+	int k;
 
 	for (i = 0; i < n; i++) {
 		struct row *row = rows[i];
@@ -436,6 +438,9 @@ static void print_spans(struct report *r, struct row **rows, size_t n,
 		tr_format_dur(row->cpu_total, b[6], sizeof(b[6]));
 		tr_format_dur(row->total - row->cpu_total, b[7], sizeof(b[7]));
 		free(s);
+		if (!row->n)	/* only unmatched ends of this name */
+			for (k = 0; k < 8; k++)
+				strcpy(b[k], "-");
 		if (gl)
 			printf("%-24s ", row->group);
 		printf("%-24s %7zu %11s %11s %11s %11s %11s %11s",

@@ -247,7 +247,7 @@ int tr_open(struct trace_file *tf, const char *path, bool wall)
 		return -1;
 	}
 	tracecmd_set_loglevel(TEP_LOG_CRITICAL);
-	tf->handle = tracecmd_open(path, 0);
+	tf->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!tf->handle) {
 		fprintf(stderr, "cgtrace: %s: cannot read this trace.dat (corrupt or unsupported version)\n",
 			path);
@@ -476,6 +476,8 @@ static int iter_record(struct tracecmd_input *handle, struct tep_record *record,
 		t = tr_thread_get(tf, ev.pid);
 		if (ev.tgid)
 			t->tgid = ev.tgid;
+		else
+			ev.tgid = tr_tgid(tf, ev.pid);
 		if (!t->comm_set)
 			tr_set_comm(t, tep_data_comm_from_pid(tf->tep, ev.pid));
 		if (ev.kind == TR_BEGIN)
