@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctxbench - cost of ftrace context filters and user-space markers.
+ *
+ * Runs as root inside the guest (scripts/vm-run) on the patched or the
+ * vanilla kernel. Every case is one batch of cheap, deterministic
+ * operations timed with CLOCK_MONOTONIC; a round runs every case once,
+ * and rounds alternate the case order (A B C ... then ... C B A), so the
+ * cases are interleaved and slow drift of the host cancels out. Cases
+ * the kernel cannot run are reported as skipped.
+ *
+ * Output, one record per line (read by bench/report.py):
+ *   info KEY VALUE...
+ *   sample CASE ROUND MIN_NS_PER_OP MEDIAN_NS_PER_OP EVENTS_PER_OP
+ *     (the fastest and the median sub-batch of the round)
+ *   mem NAME BYTES
+ *   skip CASE REASON...
+ *
+ * usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS]
+ *                 [-m MARKERS]
+ * -s, -p, -m: operations per sub-batch (syscalls, ping-pong round trips,
+ * marker operations; a 16-record batch counts 4); -k sub-batches per
+ * sample (8); -r rounds (8).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define INST		TRACEFS "/instances/ctxbench"
+#define CGROOT		"/sys/fs/cgroup"
+#define NR_MANY		1024	/* entries in the "1024" lists */
+#define NR_MEM_THREADS	128	/* threads for the marker state measure */
+
+enum kind { K_SYSCALL, K_PINGPONG, K_MARKER };
+
+/* Which events a case enables in the instance. */
+enum ev { EV_NONE, EV_GETPPID, EV_GETPID, EV_MARKERS };
+
+/* The instance's filters for a case. */
+enum cg { CG_NONE, CG_SELF, CG_OTHER, CG_MANY };
+enum pid { PID_NONE, PID_SELF, PID_OTHER, PID_MANY };
+
+/* What a marker case writes, and how. */
+enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_SINGLE, MK_BATCH };
+
+struct bcase {
+	const char	*name;
+	enum kind	kind;
+	enum ev		ev;
+	enum cg		cg;
+	enum pid	pid;
+	int		filt;		/* common_pid != self on the event */
+	enum mk		mk;
+	int		rate_drop;	/* user_events_rate "1 1" */
+	int		skip;		/* not runnable on this kernel */
+};
+
+static struct bcase cases[] = {
+	/* per-event cost of sys_enter_getppid: Q1, Q2, Q3, Q5 */
+	{ "sc_off",		K_SYSCALL, EV_NONE },
+	{ "sc_armed",		K_SYSCALL, EV_GETPID },
+	{ "sc_on",		K_SYSCALL, EV_GETPPID },
+	{ "sc_cg_match",	K_SYSCALL, EV_GETPPID, CG_SELF },
+	{ "sc_cg_reject",	K_SYSCALL, EV_GETPPID, CG_OTHER },
+	{ "sc_cg1024",		K_SYSCALL, EV_GETPPID, CG_MANY },
+	{ "sc_pid_match",	K_SYSCALL, EV_GETPPID, CG_NONE, PID_SELF },
+	{ "sc_pid_reject",	K_SYSCALL, EV_GETPPID, CG_NONE, PID_OTHER },
+	{ "sc_pid1024",		K_SYSCALL, EV_GETPPID, CG_NONE, PID_MANY },
+	{ "sc_filt_reject",	K_SYSCALL, EV_GETPPID, CG_NONE, PID_NONE, 1 },
+	/* pipe ping-pong round trip (two switches): Q4, Q5 */
+	{ "pp_off",		K_PINGPONG, EV_NONE },
+	{ "pp_cg",		K_PINGPONG, EV_NONE, CG_SELF },
+	{ "pp_cg1024",		K_PINGPONG, EV_NONE, CG_MANY },
+	{ "pp_pid",		K_PINGPONG, EV_NONE, CG_NONE, PID_SELF },
+	{ "pp_pid1024",		K_PINGPONG, EV_NONE, CG_NONE, PID_MANY },
+	/* markers: Q6 */
+	{ "mk_pair_ue",		K_MARKER, EV_MARKERS, .mk = MK_PAIR_UE },
+	{ "mk_pair_tm",		K_MARKER, EV_NONE, .mk = MK_PAIR_TM },
+	{ "mk_single",		K_MARKER, EV_MARKERS, .mk = MK_SINGLE },
+	{ "mk_batch16",		K_MARKER, EV_MARKERS, .mk = MK_BATCH },
+	{ "mk_batch16_off",	K_MARKER, EV_NONE, .mk = MK_BATCH },
+	{ "mk_batch16_drop",	K_MARKER, EV_MARKERS, .mk = MK_BATCH,
+				.rate_drop = 1 },
+};
+
+#define NR_CASES	(sizeof(cases) / sizeof(cases[0]))
+
+static int has_cgfilter, has_markers;
+static pid_t self, partner;
+static int ping[2], pong[2];
+static int ue_fd = -1, tm_fd = -1;
+static char *cg_many_list, *pid_many_list;
+static char batch_buf[4096];
+static size_t batch_len;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "ctxbench: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+/* write_file - one write(2) of @s to @path; -errno on failure */
+static int write_file(const char *path, const char *s, int trunc)
+{
+	int fd = open(path, O_WRONLY | (trunc ? O_TRUNC : O_APPEND));
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static void must_write(const char *path, const char *s)
+{
+	int err = write_file(path, s, 1);
+
+	if (err)
+		die("write %.60s to %s: %s", s, path, strerror(-err));
+}
+
+static int exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* read_meminfo - a /proc/meminfo field in bytes, -1 when absent */
+static long long read_meminfo(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long long v = -1;
+	size_t len = strlen(key);
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			v = atoll(line + len + 1) * 1024;
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* kernel_bytes - memory the kernel allocates that a filter list can use */
+static long long kernel_bytes(void)
+{
+	long long v = 0, x;
+
+	x = read_meminfo("Slab");
+	v += x > 0 ? x : 0;
+	x = read_meminfo("VmallocUsed");
+	v += x > 0 ? x : 0;
+	x = read_meminfo("Percpu");
+	v += x > 0 ? x : 0;
+	return v;
+}
+
+/* events_written - events written to CPU 0's buffer so far */
+static long long events_written(void)
+{
+	FILE *f = fopen(INST "/per_cpu/cpu0/stats", "r");
+	char line[128];
+	long long v = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "entries:", 8) || !strncmp(line, "overrun:", 8))
+			v += atoll(line + 8);
+	}
+	fclose(f);
+	return v;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity: %s", strerror(errno));
+}
+
+/* The ping-pong partner: answers every byte, exits at end of file. */
+static void partner_loop(void)
+{
+	char c;
+
+	close(ping[1]);
+	close(pong[0]);
+	while (read(ping[0], &c, 1) == 1) {
+		if (write(pong[1], &c, 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+static void setup_cgroups(void)
+{
+	char path[256], buf[32];
+	size_t len = 0, cap = NR_MANY * 40;
+	int i;
+
+	mkdir(CGROOT "/ctxbench", 0755);
+	mkdir(CGROOT "/ctxbench-other", 0755);
+	mkdir(CGROOT "/ctxbench-many", 0755);
+	snprintf(buf, sizeof(buf), "%d", self);
+	must_write(CGROOT "/ctxbench/cgroup.procs", buf);
+
+	/* The 1024 list: our own cgroup and 1023 empty ones. */
+	cg_many_list = malloc(cap);
+	if (!cg_many_list)
+		die("out of memory");
+	len += snprintf(cg_many_list, cap, "/ctxbench");
+	for (i = 0; i < NR_MANY - 1; i++) {
+		snprintf(path, sizeof(path), CGROOT "/ctxbench-many/c%d", i);
+		if (mkdir(path, 0755) && errno != EEXIST)
+			die("mkdir %s: %s", path, strerror(errno));
+		len += snprintf(cg_many_list + len, cap - len,
+				" /ctxbench-many/c%d", i);
+	}
+}
+
+/* pid lists: ours and the partner's, plus other numbers up to 1024 */
+static void setup_pid_lists(void)
+{
+	size_t len = 0, cap = NR_MANY * 12;
+	int i, p = 20000;
+
+	pid_many_list = malloc(cap);
+	if (!pid_many_list)
+		die("out of memory");
+	len += snprintf(pid_many_list, cap, "%d %d", self, partner);
+	for (i = 0; i < NR_MANY - 2; i++, p++) {
+		if (p == self || p == partner)
+			p++;
+		len += snprintf(pid_many_list + len, cap - len, " %d", p);
+	}
+}
+
+static void setup_markers(void)
+{
+	int i;
+
+	tm_fd = open(INST "/trace_marker", O_WRONLY);
+	if (tm_fd < 0)
+		die("open trace_marker: %s", strerror(errno));
+	if (!has_markers)
+		return;
+	ue_fd = open(INST "/user_events", O_WRONLY);
+	if (ue_fd < 0)
+		die("open user_events: %s", strerror(errno));
+	for (i = 0; i < 16; i++)
+		batch_len += snprintf(batch_buf + batch_len,
+				      sizeof(batch_buf) - batch_len,
+				      "C|0|ctxbench|%d\n", i);
+}
+
+/* The instance's state now, so that apply() changes only what differs. */
+static struct bcase cur;
+
+static const char *ev_file(enum ev ev)
+{
+	switch (ev) {
+	case EV_GETPPID:
+		return INST "/events/syscalls/sys_enter_getppid/enable";
+	case EV_GETPID:
+		return INST "/events/syscalls/sys_enter_getpid/enable";
+	case EV_MARKERS:
+		return INST "/events/user_markers/enable";
+	default:
+		return NULL;
+	}
+}
+
+static const char *cg_list(enum cg cg)
+{
+	switch (cg) {
+	case CG_SELF:
+		return "/ctxbench";
+	case CG_OTHER:
+		return "/ctxbench-other";
+	case CG_MANY:
+		return cg_many_list;
+	default:
+		return "\n";
+	}
+}
+
+static const char *pid_list(enum pid pid)
+{
+	static char buf[64];
+
+	switch (pid) {
+	case PID_SELF:
+		snprintf(buf, sizeof(buf), "%d %d", self, partner);
+		return buf;
+	case PID_OTHER:
+		return "1";
+	case PID_MANY:
+		return pid_many_list;
+	default:
+		return "\n";
+	}
+}
+
+/* apply - bring the instance from the state cur to case @c's */
+static void apply(const struct bcase *c)
+{
+	char buf[64];
+
+	if (cur.ev != c->ev && cur.ev != EV_NONE)
+		must_write(ev_file(cur.ev), "0");
+	if (cur.cg != c->cg)
+		must_write(INST "/set_event_cgroup", cg_list(c->cg));
+	if (cur.pid != c->pid)
+		must_write(INST "/set_event_pid", pid_list(c->pid));
+	if (cur.filt != c->filt) {
+		snprintf(buf, sizeof(buf), "common_pid != %d", self);
+		must_write(INST "/events/syscalls/sys_enter_getppid/filter",
+			   c->filt ? buf : "0");
+	}
+	if (cur.rate_drop != c->rate_drop)
+		must_write(INST "/user_events_rate", c->rate_drop ? "1 1" : "0");
+	if (cur.ev != c->ev && c->ev != EV_NONE)
+		must_write(ev_file(c->ev), "1");
+	cur = *c;
+}
+
+/* reset - no event, no filter, unlimited marker rate */
+static void reset(void)
+{
+	static const struct bcase none = { "none" };
+
+	apply(&none);
+	write_file(INST "/events/syscalls/sys_enter_getppid/enable", "0", 1);
+	write_file(INST "/events/syscalls/sys_enter_getpid/enable", "0", 1);
+	write_file(INST "/events/syscalls/sys_enter_getppid/filter", "0", 1);
+	if (has_markers) {
+		write_file(INST "/events/user_markers/enable", "0", 1);
+		write_file(INST "/user_events_rate", "0", 1);
+	}
+	write_file(INST "/set_event_pid", "\n", 1);
+	if (has_cgfilter)
+		write_file(INST "/set_event_cgroup", "\n", 1);
+}
+
+static void must_mwrite(int fd, const char *s, size_t len)
+{
+	if (write(fd, s, len) != (ssize_t)len)
+		die("marker write: %s", strerror(errno));
+}
+
+/* run_batch - @n operations of case @c; nanoseconds per operation */
+static double run_batch(const struct bcase *c, long n)
+{
+	static const char b[] = "B|0|ctxbench\n", e[] = "E|0\n";
+	static const char one[] = "C|0|ctxbench|1\n";
+	double t0, t1;
+	long i;
+	char ch = 'x';
+
+	t0 = now_ns();
+	switch (c->kind) {
+	case K_SYSCALL:
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		break;
+	case K_PINGPONG:
+		for (i = 0; i < n; i++) {
+			if (write(ping[1], &ch, 1) != 1 ||
+			    read(pong[0], &ch, 1) != 1)
+				die("ping-pong: %s", strerror(errno));
+		}
+		break;
+	case K_MARKER:
+		for (i = 0; i < n; i++) {
+			switch (c->mk) {
+			case MK_PAIR_UE:
+				must_mwrite(ue_fd, b, sizeof(b) - 1);
+				must_mwrite(ue_fd, e, sizeof(e) - 1);
+				break;
+			case MK_PAIR_TM:
+				must_mwrite(tm_fd, b, sizeof(b) - 1);
+				must_mwrite(tm_fd, e, sizeof(e) - 1);
+				break;
+			case MK_SINGLE:
+				must_mwrite(ue_fd, one, sizeof(one) - 1);
+				break;
+			case MK_BATCH:
+				must_mwrite(ue_fd, batch_buf, batch_len);
+				break;
+			default:
+				break;
+			}
+		}
+		break;
+	}
+	t1 = now_ns();
+	return (t1 - t0) / n;
+}
+
+static long iters(const struct bcase *c, long ns, long np, long nm)
+{
+	if (c->kind == K_SYSCALL)
+		return ns;
+	if (c->kind == K_PINGPONG)
+		return np;
+	return c->mk == MK_BATCH ? nm / 4 : nm;
+}
+
+/*
+ * measure_memory - bytes a 1024-entry list takes beyond a 1-entry list,
+ * from /proc/meminfo (Slab + VmallocUsed + Percpu) around the write;
+ * median of five.
+ */
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static long long list_bytes(const char *file, const char *list)
+{
+	long long v[5], before;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		write_file(file, "\n", 1);
+		usleep(20000);
+		before = kernel_bytes();
+		must_write(file, list);
+		v[i] = kernel_bytes() - before;
+	}
+	write_file(file, "\n", 1);
+	qsort(v, 5, sizeof(v[0]), cmp_ll);
+	return v[2];
+}
+
+static pthread_barrier_t mem_bar;
+
+/* A thread that opens one span between two measures, then ends it. */
+static void *span_thread(void *arg)
+{
+	static const char b[] = "B|0|ctxbench-memory\n", e[] = "E|0\n";
+
+	(void)arg;
+
+	pthread_barrier_wait(&mem_bar);	/* before: measured */
+	pthread_barrier_wait(&mem_bar);
+	if (write(ue_fd, b, sizeof(b) - 1) < 0)
+		perror("ctxbench: B");
+	pthread_barrier_wait(&mem_bar);	/* after: measured */
+	pthread_barrier_wait(&mem_bar);
+	if (write(ue_fd, e, sizeof(e) - 1) < 0)
+		perror("ctxbench: E");
+	return NULL;
+}
+
+static void measure_memory(void)
+{
+	pthread_t th[NR_MEM_THREADS];
+	long long one, many, before, after;
+	char buf[64];
+	int i;
+
+	reset();
+	printf("info memory_method delta of /proc/meminfo Slab+VmallocUsed+Percpu around the write, median of 5\n");
+	if (has_cgfilter) {
+		one = list_bytes(INST "/set_event_cgroup", "/ctxbench");
+		many = list_bytes(INST "/set_event_cgroup", cg_many_list);
+		printf("mem cg_list_1 %lld\n", one);
+		printf("mem cg_list_1024 %lld\n", many);
+		printf("mem cg_per_entry %.1f\n", (many - one) / (NR_MANY - 1.0));
+	} else {
+		printf("skip mem_cg kernel has no set_event_cgroup\n");
+	}
+	snprintf(buf, sizeof(buf), "%d", self);
+	one = list_bytes(INST "/set_event_pid", buf);
+	many = list_bytes(INST "/set_event_pid", pid_many_list);
+	printf("mem pid_list_1 %lld\n", one);
+	printf("mem pid_list_1024 %lld\n", many);
+	printf("mem pid_per_entry %.1f\n", (many - one) / (NR_MANY - 1.0));
+
+	if (!has_markers) {
+		printf("skip mem_marker kernel has no user_events\n");
+		return;
+	}
+	must_write(INST "/events/user_markers/enable", "1");
+	pthread_barrier_init(&mem_bar, NULL, NR_MEM_THREADS + 1);
+	for (i = 0; i < NR_MEM_THREADS; i++)
+		if (pthread_create(&th[i], NULL, span_thread, NULL))
+			die("pthread_create");
+	pthread_barrier_wait(&mem_bar);
+	usleep(20000);
+	before = kernel_bytes();
+	pthread_barrier_wait(&mem_bar);
+	pthread_barrier_wait(&mem_bar);
+	after = kernel_bytes();
+	pthread_barrier_wait(&mem_bar);
+	for (i = 0; i < NR_MEM_THREADS; i++)
+		pthread_join(th[i], NULL);
+	printf("mem marker_per_thread %.1f\n",
+	       (after - before) / (double)NR_MEM_THREADS);
+	reset();
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * run_round - one round of the cases of one kind: nr_sub sub-rounds, each
+ * running every case for one sub-batch, the order reversed every other
+ * sub-round (A B C C B A A B C ...), so that all cases of the kind are
+ * measured in the same few hundred milliseconds. A case's sample is the
+ * median of its sub-batches (and their minimum, printed too).
+ */
+#define MAX_SUB	256
+
+static double apply_ns[3];	/* time spent changing filters, per kind */
+
+static int nr_sub = 8;
+
+static void run_round(enum kind kind, int round, long ns, long np, long nm)
+{
+	static double sub[sizeof(cases) / sizeof(cases[0])][MAX_SUB];
+	static long long evs[sizeof(cases) / sizeof(cases[0])];
+	int n = NR_CASES, i, j;
+	long long ev0;
+	double t;
+
+	memset(evs, 0, sizeof(evs));
+	for (j = 0; j < nr_sub; j++) {
+		for (i = 0; i < n; i++) {
+			struct bcase *c = &cases[j & 1 ? n - 1 - i : i];
+			long m = iters(c, ns, np, nm);
+
+			if (c->kind != kind || c->skip)
+				continue;
+			t = now_ns();
+			apply(c);
+			apply_ns[kind] += now_ns() - t;
+			run_batch(c, m / 2 + 1);	/* settle after the change */
+			ev0 = events_written();
+			sub[c - cases][j] = run_batch(c, m);
+			evs[c - cases] += events_written() - ev0;
+		}
+	}
+	if (round < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		struct bcase *c = &cases[i];
+		long m = iters(c, ns, np, nm);
+
+		if (c->kind != kind || c->skip)
+			continue;
+		qsort(sub[i], nr_sub, sizeof(double), cmp_d);
+		printf("sample %s %d %.2f %.2f %.3f\n", c->name, round,
+		       sub[i][0], sub[i][nr_sub / 2],
+		       (double)evs[i] / ((double)m * nr_sub));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long ns = 1000, np = 10, nm = 200;
+	int rounds = 8, opt, r, i;
+	double t0;
+	struct utsname u;
+
+	while ((opt = getopt(argc, argv, "r:s:p:m:k:")) != -1) {
+		switch (opt) {
+		case 'r':
+			rounds = atoi(optarg);
+			break;
+		case 's':
+			ns = atol(optarg);
+			break;
+		case 'p':
+			np = atol(optarg);
+			break;
+		case 'm':
+			nm = atol(optarg);
+			break;
+		case 'k':
+			nr_sub = atoi(optarg);
+			if (nr_sub < 1 || nr_sub > MAX_SUB)
+				die("-k: 1 to %d sub-batches", MAX_SUB);
+			break;
+		default:
+			die("usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS] [-m MARKERS]");
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	self = getpid();
+	pin_cpu0();
+
+	uname(&u);
+	printf("info kernel %s %s\n", u.release, u.version);
+	printf("info cpus %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("info rounds %d\n", rounds);
+	printf("info subbatch %d x (syscall %ld pingpong %ld marker %ld batch16 %ld)\n",
+	       nr_sub, ns, np, nm, nm / 4);
+
+	rmdir(INST);
+	if (mkdir(INST, 0755))
+		die("mkdir %s: %s", INST, strerror(errno));
+	has_cgfilter = exists(INST "/set_event_cgroup");
+	has_markers = exists(INST "/user_events");
+	printf("info has_cgroup_filter %d\n", has_cgfilter);
+	printf("info has_user_events %d\n", has_markers);
+	if (!exists(INST "/events/syscalls/sys_enter_getppid"))
+		die("no syscall events (CONFIG_FTRACE_SYSCALLS)");
+
+	if (pipe(ping) || pipe(pong))
+		die("pipe: %s", strerror(errno));
+	setup_cgroups();
+	partner = fork();
+	if (partner < 0)
+		die("fork: %s", strerror(errno));
+	if (!partner)
+		partner_loop();
+	close(ping[0]);
+	close(pong[1]);
+	setup_pid_lists();
+	setup_markers();
+
+	for (i = 0; i < (int)NR_CASES; i++) {
+		struct bcase *c = &cases[i];
+
+		if (c->cg != CG_NONE && !has_cgfilter) {
+			c->skip = 1;
+			printf("skip %s kernel has no set_event_cgroup\n", c->name);
+		} else if (c->kind == K_MARKER && !has_markers) {
+			c->skip = 1;
+			printf("skip %s kernel has no user_events\n", c->name);
+		}
+	}
+
+	/* Round -1 warms up and is not reported. */
+	reset();
+	t0 = now_ns();
+	for (r = -1; r < rounds; r++) {
+		run_round(K_SYSCALL, r, ns, np, nm);
+		run_round(K_PINGPONG, r, ns, np, nm);
+		run_round(K_MARKER, r, ns, np, nm);
+	}
+	reset();
+	printf("info seconds_measuring %.1f\n", (now_ns() - t0) / 1e9);
+	printf("info seconds_applying syscall %.1f pingpong %.1f marker %.1f\n",
+	       apply_ns[K_SYSCALL] / 1e9, apply_ns[K_PINGPONG] / 1e9,
+	       apply_ns[K_MARKER] / 1e9);
+	measure_memory();
+
+	close(ping[1]);
+	waitpid(partner, NULL, 0);
+	if (tm_fd >= 0)
+		close(tm_fd);
+	if (ue_fd >= 0)
+		close(ue_fd);
+	if (rmdir(INST))
+		fprintf(stderr, "ctxbench: rmdir %s: %s\n", INST, strerror(errno));
+	printf("info done\n");
+	return 0;
+}

@@ -1,0 +1,439 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""report.py RAWDIR - bench/results.md from the raw ctxbench outputs.
+
+RAWDIR holds cgtrace-N.txt and vanilla-N.txt (boot N of each kernel, the
+kernels booted alternately) and meta. A sample is one case in one round of
+one boot: the fastest of its sub-batches, in ns per operation. Quantities
+are computed per round from samples taken in the same round (paired), then
+pooled: the median over all rounds of all boots of a kernel; the spread is
+the min-max of the per-boot medians (per-pair for patched/vanilla
+ratios); n is the number of rounds pooled.
+"""
+import glob
+import os
+import re
+import statistics
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load(path):
+    """{case: {round: ns}}, {case: [events/op]}, info, mem, skips"""
+    s, ev, info, mem, skips = {}, {}, {}, {}, {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            w = line.split()
+            if not w:
+                continue
+            if w[0] == "sample" and len(w) >= 6:
+                s.setdefault(w[1], {})[int(w[2])] = float(w[3])
+                ev.setdefault(w[1], []).append(float(w[5]))
+            elif w[0] == "info" and len(w) >= 2:
+                info[w[1]] = " ".join(w[2:])
+            elif w[0] == "mem" and len(w) >= 3:
+                mem.setdefault(w[1], []).append(float(w[2]))
+            elif w[0] == "skip" and len(w) >= 2:
+                skips[w[1]] = " ".join(w[2:])
+    return s, ev, info, mem, skips
+
+
+class Kernel:
+    def __init__(self, name, files):
+        self.name = name
+        self.boots = []
+        self.events, self.info, self.mem, self.skips = {}, {}, {}, {}
+        for p in files:
+            s, ev, info, mem, skips = load(p)
+            if "done" not in info:
+                continue
+            self.boots.append(s)
+            for k, v in ev.items():
+                self.events.setdefault(k, []).extend(v)
+            for k, v in mem.items():
+                self.mem.setdefault(k, []).extend(v)
+            self.info.update(info)
+            self.skips.update(skips)
+
+    def per_round(self, fn):
+        """[[fn(round samples) for each round] for each boot]"""
+        out = []
+        for b in self.boots:
+            rounds = sorted(set.intersection(*[set(v) for v in b.values()])
+                            if b else [])
+            vals = []
+            for r in rounds:
+                try:
+                    vals.append(fn({c: b[c][r] for c in b if r in b[c]}))
+                except (KeyError, ZeroDivisionError):
+                    pass
+            out.append(vals)
+        return out
+
+
+def cost(a, base="sc_off"):
+    """per-round: ns of case a minus ns of base"""
+    return lambda s: s[a] - s[base]
+
+
+def stat(k, fn):
+    """pooled median, per-boot medians, n"""
+    per = [v for v in k.per_round(fn) if v]
+    pool = [x for v in per for x in v]
+    if not pool:
+        return None
+    return statistics.median(pool), [statistics.median(v) for v in per], len(pool)
+
+
+def fmt(x, unit=""):
+    if x is None:
+        return "-"
+    if unit == "x":
+        return "%.3f" % x
+    if abs(x) >= 10000:
+        return "%.0f" % x
+    return "%.1f" % x if abs(x) < 100 else "%.0f" % x
+
+
+def verdict(ratio, lo, hi, target):
+    if ratio is None or target is None:
+        return "-"
+    if ratio <= target:
+        return "met" if hi <= target else "met (median; spread crosses)"
+    return "**missed**" if lo > target else "**missed** (median; spread crosses)"
+
+
+def ratio_in(k, num, den):
+    """within one kernel: pooled median(num)/median(den); spread per boot"""
+    a, b = stat(k, num), stat(k, den)
+    if not a or not b or b[0] == 0:
+        return None
+    per = [x / y for x, y in zip(a[1], b[1]) if y]
+    return a[0] / b[0], min(per), max(per), min(a[2], b[2])
+
+
+def ratio_x(ka, kb, fn):
+    """patched/vanilla of the same quantity; spread per boot pair"""
+    a, b = stat(ka, fn), stat(kb, fn)
+    if not a or not b or b[0] == 0:
+        return None
+    per = [x / y for x, y in zip(a[1], b[1]) if y]
+    return a[0] / b[0], min(per), max(per), min(a[2], b[2])
+
+
+def ratio_xx(ka, fa, kb, fb):
+    """fa on kernel ka / fb on kernel kb; spread per boot pair"""
+    a, b = stat(ka, fa), stat(kb, fb)
+    if not a or not b or b[0] == 0:
+        return None
+    per = [x / y for x, y in zip(a[1], b[1]) if y]
+    return a[0] / b[0], min(per), max(per), min(a[2], b[2])
+
+
+def table(title, intro, rows):
+    out = ["", "## " + title, ""]
+    if intro:
+        out += [intro, ""]
+    out += ["| ratio | median | min-max | n | target | |",
+            "|---|---|---|---|---|---|"]
+    for what, r, target, note in rows:
+        if r is None:
+            out.append("| %s | - | - | 0 | %s | %s |" %
+                       (what, "<= %.2f" % target if target else "-",
+                        note or "not measured"))
+            continue
+        med, lo, hi, n = r
+        out.append("| %s | %.3f | %.3f-%.3f | %d | %s | %s |" %
+                   (what, med, lo, hi, n,
+                    "<= %.2f" % target if target else "-",
+                    note or verdict(med, lo, hi, target)))
+    return out
+
+
+def abs_table(kernels, cases):
+    out = ["| case | kernel | ns/op (median) | per-boot min-max | n | events/op |",
+           "|---|---|---|---|---|---|"]
+    for c in cases:
+        for k in kernels:
+            st = stat(k, lambda s, c=c: s[c])
+            if not st:
+                continue
+            ev = k.events.get(c, [])
+            out.append("| %s | %s | %s | %s-%s | %d | %.2f |" %
+                       (c, k.name, fmt(st[0]), fmt(min(st[1])), fmt(max(st[1])),
+                        st[2], statistics.median(ev) if ev else 0))
+    return out
+
+
+def read_meta(raw):
+    meta = {}
+    try:
+        with open(os.path.join(raw, "meta")) as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition(" ")
+                meta[k] = v
+    except OSError:
+        pass
+    return meta
+
+
+def qemu_settings():
+    """the accelerator, CPU, -smp and -m defaults, read from scripts/vm-run"""
+    try:
+        src = open(os.path.join(TOP, "scripts/vm-run")).read()
+    except OSError:
+        return "unknown (scripts/vm-run not found)"
+    tcg = re.search(r'tcg\) echo "([^"]*)"', src)
+    dflt = re.search(r'variant=\w+ smp=(\S+) mem=(\S+)', src)
+    parts = []
+    if tcg:
+        parts.append("`%s`" % tcg.group(1))
+    if dflt:
+        parts.append("`-smp %s -m %s`" % dflt.groups())
+    return ", ".join(parts) + " (qemu-system-x86_64 %s)" % qemu_version()
+
+
+def qemu_version():
+    try:
+        v = os.popen("qemu-system-x86_64 --version 2>/dev/null").readline()
+        return v.split("version")[1].split()[0]
+    except (IndexError, OSError):
+        return "?"
+
+
+def config_lines(name):
+    try:
+        with open(os.path.join(TOP, "config", name)) as f:
+            return [l.strip() for l in f if l.startswith("CONFIG_")]
+    except OSError:
+        return []
+
+
+def built_with(variant, opt):
+    """is @opt (CONFIG_X=y) set in the measured kernel's .config"""
+    try:
+        with open(os.path.join(TOP, "build/obj", variant, ".config")) as f:
+            return any(l.strip() == opt for l in f)
+    except OSError:
+        return False
+
+
+def main():
+    raw = sys.argv[1]
+    meta = read_meta(raw)
+    pk = Kernel("patched", sorted(glob.glob(os.path.join(raw, "cgtrace-*.txt"))))
+    vk = Kernel("vanilla", sorted(glob.glob(os.path.join(raw, "vanilla-*.txt"))))
+    has_markers = pk.info.get("has_user_events") == "1"
+
+    o = ["# cgtrace benchmark results", "",
+         "Written by `make bench` (scripts/bench, bench/ctxbench.c, "
+         "bench/report.py) on %s. Raw outputs: `%s` (not kept in git)." %
+         (meta.get("date", "?"), os.path.relpath(raw, TOP)), ""]
+    o += ["How to read: every number is a ratio of two costs measured in the "
+          "same boot, the cases interleaved (A B A B ... within a round, "
+          "the order reversed every other sub-round); absolute times under "
+          "QEMU TCG mean little. The *cost of an event* is ns/op with the "
+          "event enabled minus ns/op of the same loop with nothing enabled "
+          "(`sc_off`), paired round by round. A sample is the fastest of "
+          "the case's sub-batches in one round (host load only adds time). "
+          "*median* is over all rounds of all boots of the kernel, *min-max* "
+          "the range of the per-boot medians (for patched/vanilla ratios: "
+          "of the boot pairs, the kernels booted alternately), *n* the "
+          "number of rounds. *met* means the median is within the target; "
+          "\"spread crosses\" that some boots were on the other side. "
+          "Patched/vanilla ratios compare different boots, so they carry "
+          "the boot-to-boot noise visible in their min-max.", ""]
+
+    o += ["## Setup", ""]
+    o.append("- Kernels: patched `%s`, vanilla `%s`." %
+             (pk.info.get("kernel", "?"), vk.info.get("kernel", "?")))
+    o.append("- Config: `make tinyconfig` + `config/base.config` for both, "
+             "+ `config/cgtrace.config` (%s) for the patched kernel; "
+             "production build, no debug options (SLOB, PREEMPT_VOLUNTARY, "
+             "HZ=250, as tinyconfig and the base fragment give)." %
+             ", ".join("`%s`%s" % (l, "" if built_with("cgtrace", l) else
+                                   " (not yet in the measured kernel)")
+                       for l in config_lines("cgtrace.config")))
+    o.append("- QEMU (from scripts/vm-run): %s; the guest benchmark pins "
+             "itself (and its ping-pong partner) to CPU 0." % qemu_settings())
+    o.append("- Host: %s CPUs (%s); load average %s at the start, %s at "
+             "the end. **The machine was shared** with other sessions "
+             "building kernels and running VMs while this ran, which is why "
+             "the spreads are wide and why samples are the fastest "
+             "sub-batch." % (meta.get("host_cpus", "?"), meta.get("host_cpu", "?"),
+                             meta.get("host_load_start", "?"),
+                             meta.get("host_load_end", "?")))
+    o.append("- Boots: %d patched and %d vanilla with results (%s asked "
+             "for each), %s rounds each; %s; whole run %s s." %
+             (len(pk.boots), len(vk.boots), meta.get("boots", "?"),
+              meta.get("rounds", "?"), pk.info.get("subbatch", "?"),
+              meta.get("seconds", "?")))
+    if not has_markers:
+        o.append("- **Skipped:** the marker rows (question 6) and the marker "
+                 "memory: the patched kernel measured has no `user_events` "
+                 "file (markers not yet in the production kernel; "
+                 "`build/markers-ready`: %s). They run as soon as it has." %
+                 (meta.get("markers_ready") or "absent"))
+    o.append("- Operations: `sc_*` one `getppid()` syscall with "
+             "`syscalls/sys_enter_getppid` enabled or not in an instance; "
+             "`pp_*` a pipe ping-pong round trip between two tasks on one "
+             "CPU (two context switches), no event enabled, only the "
+             "filter (its sched probes run at every switch); `mk_*` writes "
+             "to the instance's `user_events` / `trace_marker`.")
+
+    on = cost("sc_on")
+    R = []
+    R.append(("event cost, patched / vanilla", ratio_x(pk, vk, on), 1.02, None))
+    R.append(("syscall with no event (`sc_off`), patched / vanilla",
+              ratio_x(pk, vk, lambda s: s["sc_off"]), None, None))
+    R.append(("switch with no filter (`pp_off`), patched / vanilla",
+              ratio_x(pk, vk, lambda s: s["pp_off"]), None, None))
+    o += table("1. No filter anywhere: patched vs vanilla",
+               "Per-event cost (`sc_on - sc_off`) with no pid or cgroup "
+               "list in any instance: the static key is off.", R)
+
+    R = [("cgroup filter matching the task / no filter (patched)",
+          ratio_in(pk, cost("sc_cg_match"), on), 1.03, None),
+         ("set_event_pid matching / no filter (patched)",
+          ratio_in(pk, cost("sc_pid_match"), on), None, None),
+         ("set_event_pid matching / no filter (vanilla)",
+          ratio_in(vk, cost("sc_pid_match"), on), None, None)]
+    o += table("2. A cgroup filter that matches: per-event cost",
+               "Event cost with the task's own cgroup in `set_event_cgroup` "
+               "over the event cost with no filter, same boot.", R)
+
+    R = [("cgroup filter rejecting / recorded (patched)",
+          ratio_in(pk, cost("sc_cg_reject"), on), 0.2, None),
+         ("set_event_pid rejecting / recorded (patched)",
+          ratio_in(pk, cost("sc_pid_reject"), on), 0.2, None),
+         ("set_event_pid rejecting / recorded (vanilla)",
+          ratio_in(vk, cost("sc_pid_reject"), on), None, "side by side"),
+         ("`filter` common_pid != N / recorded (patched)",
+          ratio_in(pk, cost("sc_filt_reject"), on), None, "side by side"),
+         ("`filter` common_pid != N / recorded (vanilla)",
+          ratio_in(vk, cost("sc_filt_reject"), on), None, "side by side"),
+         ("what bounds it: enabled syscall event of another syscall "
+          "(`sc_armed`) / recorded (patched)",
+          ratio_in(pk, cost("sc_armed"), on), None, "floor"),
+         ("same floor (vanilla)", ratio_in(vk, cost("sc_armed"), on), None, "floor"),
+         ("the gate alone: (cg_reject - armed) / (on - armed) (patched)",
+          ratio_in(pk, cost("sc_cg_reject", "sc_armed"), cost("sc_on", "sc_armed")),
+          None, "above the floor")]
+    o += table("3. A cgroup filter that rejects: rejected / recorded event",
+               "Cost of a rejected `sys_enter_getppid` over the cost of a "
+               "recorded one. Any enabled syscall event sets "
+               "`TIF_SYSCALL_TRACEPOINT` on every task, so every syscall "
+               "takes the slow entry path and runs the syscall tracepoint "
+               "before any filter can look at it: `sc_armed` (an event of "
+               "`getpid` enabled while the loop calls `getppid`) measures "
+               "that floor, which no filter can go below.", R)
+
+    R = [("cgroup filter / none (patched)",
+          ratio_in(pk, lambda s: s["pp_cg"], lambda s: s["pp_off"]), 1.05, None),
+         ("cgroup filter (patched) / set_event_pid (vanilla)",
+          ratio_xx(pk, lambda s: s["pp_cg"], vk, lambda s: s["pp_pid"]), 1.0, None),
+         ("set_event_pid / none (patched)",
+          ratio_in(pk, lambda s: s["pp_pid"], lambda s: s["pp_off"]), None, None),
+         ("set_event_pid / none (vanilla)",
+          ratio_in(vk, lambda s: s["pp_pid"], lambda s: s["pp_off"]), None, None),
+         ("set_event_pid, patched / vanilla",
+          ratio_x(pk, vk, lambda s: s["pp_pid"]), None, None)]
+    o += table("4. Context-switch cost (pipe ping-pong round trip)",
+               "Both tasks in the filtered cgroup (or both pids listed); no "
+               "event enabled, so the ratio is the filter's sched probes "
+               "per switch.", R)
+
+    R = [("per switch: 1024 cgroups / 1 (patched)",
+          ratio_in(pk, lambda s: s["pp_cg1024"], lambda s: s["pp_cg"]), 1.05, None),
+         ("per switch: 1024 pids / 1 (patched)",
+          ratio_in(pk, lambda s: s["pp_pid1024"], lambda s: s["pp_pid"]), 1.05, None),
+         ("per switch: 1024 pids / 1 (vanilla)",
+          ratio_in(vk, lambda s: s["pp_pid1024"], lambda s: s["pp_pid"]), None, None),
+         ("per event: 1024 cgroups / 1 (patched)",
+          ratio_in(pk, cost("sc_cg1024"), cost("sc_cg_match")), 1.05, None),
+         ("per event: 1024 pids / 1 (patched)",
+          ratio_in(pk, cost("sc_pid1024"), cost("sc_pid_match")), 1.05, None),
+         ("per event: 1024 pids / 1 (vanilla)",
+          ratio_in(vk, cost("sc_pid1024"), cost("sc_pid_match")), None, None)]
+    o += table("5. Scale: 1024 entries in the filter / 1",
+               "The 1024-cgroup list holds the task's cgroup and 1023 empty "
+               "ones; the 1024-pid list the two tasks and 1022 other pids.", R)
+
+    if has_markers:
+        R = [("B+E via user_events / two trace_marker writes",
+              ratio_in(pk, lambda s: s["mk_pair_ue"], lambda s: s["mk_pair_tm"]),
+              1.15, None),
+             ("per record: 16-record write / single-record writes",
+              ratio_in(pk, lambda s: s["mk_batch16"] / 16, lambda s: s["mk_single"]),
+              0.3, None),
+             ("dropped by the rate limit / recorded (per 16-record write, "
+              "minus markers disabled)",
+              ratio_in(pk, cost("mk_batch16_drop", "mk_batch16_off"),
+                       cost("mk_batch16", "mk_batch16_off")), 0.2, None)]
+        intro = ("Total time per operation for the first two (what a writer "
+                 "pays, syscall included); for the rate limit the marginal "
+                 "cost above the same write with `user_markers` disabled.")
+    else:
+        R = [("B+E via user_events / two trace_marker writes", None, 1.15,
+              "skipped: kernel has no user_events"),
+             ("per record: 16-record write / single-record writes", None, 0.3,
+              "skipped: kernel has no user_events"),
+             ("dropped by the rate limit / recorded", None, 0.2,
+              "skipped: kernel has no user_events")]
+        intro = None
+    o += table("6. Markers", intro, R)
+
+    o += ["", "## 7. Memory", "",
+          "Delta of `/proc/meminfo` Slab + VmallocUsed + Percpu around the "
+          "write of a list to the file (median of 5 writes per boot; "
+          "medians over boots shown). The kernel uses SLOB, whose Slab "
+          "counts whole pages: allocations below a page can hide in a "
+          "partly used page, so a list of 1 may show 0.", "",
+          "| quantity | patched | vanilla |", "|---|---|---|"]
+
+    def mem(k, key):
+        v = k.mem.get(key)
+        return ("%.1f" % statistics.median(v)) if v else "-"
+
+    for key, what in [("cg_list_1", "set_event_cgroup, 1 cgroup (bytes)"),
+                      ("cg_list_1024", "set_event_cgroup, 1024 cgroups (bytes)"),
+                      ("cg_per_entry", "bytes per listed cgroup ((1024 - 1) / 1023)"),
+                      ("pid_list_1", "set_event_pid, 1 pid (bytes)"),
+                      ("pid_list_1024", "set_event_pid, 1024 pids (bytes)"),
+                      ("pid_per_entry", "bytes per listed pid"),
+                      ("marker_per_thread", "marker span state per thread "
+                       "(128 threads with one open span)")]:
+        o.append("| %s | %s | %s |" % (what, mem(pk, key), mem(vk, key)))
+    if not has_markers:
+        o.append("")
+        o.append("Marker state per thread: skipped: kernel has no user_events.")
+    o += ["", "Documented (cgroup-filter.rst): a list of N cgroups takes N "
+          "pointers and a hash table of 2N to 4N 64-bit ids (24-40 bytes "
+          "per cgroup plus allocator rounding); each instance has 24 bytes "
+          "of per-CPU state. 6.1's pid list preallocates its bitmap chunks, "
+          "so pids close together cost no more than one."]
+
+    o += ["", "## All cases (ns per operation)", "",
+          "Absolute times under TCG, for reference only; *events/op* is "
+          "what the instance's CPU 0 buffer received per operation "
+          "(1 = recorded, 0 = filtered), a check that each case does what "
+          "it says.", ""]
+    cases = []
+    for k in (pk, vk):
+        for b in k.boots:
+            for c in b:
+                if c not in cases:
+                    cases.append(c)
+    o += abs_table([pk, vk], cases)
+    skips = sorted(set(list(pk.skips) + list(vk.skips)))
+    if skips:
+        o += ["", "Skipped cases: " + "; ".join(
+            "%s on %s (%s)" % (c, "/".join(k.name for k in (pk, vk) if c in k.skips),
+                               (pk.skips.get(c) or vk.skips.get(c)))
+            for c in skips) + "."]
+    print("\n".join(o))
+
+
+if __name__ == "__main__":
+    main()
