@@ -3,6 +3,7 @@
 # make demo            trace one command in its own cgroup inside the VM
 # make check           build everything, boot the debug kernel, run the tests
 # make check-upstream  upstream's ftracetest on vanilla vs patched (long)
+# make bench           benchmark patched vs vanilla: bench/results.md
 # make kernel          patched production kernel   (build/obj/cgtrace)
 # make kernel-debug    patched debug kernel        (build/obj/debug)
 # make kernel-vanilla  Debian's 6.1, same config   (build/obj/vanilla)
@@ -23,7 +24,7 @@ SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftest
 all: kernel selftests
 
 help:
-	@sed -n '3,13s/^# //p' Makefile
+	@sed -n '3,14s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -64,6 +65,10 @@ check: checkpatch kernel-debug selftests tools
 
 check-upstream: kernel kernel-vanilla
 	scripts/check-upstream
+
+.PHONY: bench
+bench: kernel kernel-vanilla
+	BENCH_NO_BUILD=1 scripts/bench
 
 demo: kernel tools
 	scripts/vm-run -- scripts/demo
