@@ -231,12 +231,14 @@ static void clear_filters(struct tracefs_instance *inst, struct rec_session *s)
  */
 static void pin_instance(struct tracefs_instance *inst)
 {
-	char *dir = tracefs_instance_get_file(inst, "per_cpu"), path[4096];
+	char *dir, path[4096];
 	struct dirent *d;
 	DIR *dp;
 	int cpu;
 
 	ncpus = 0;
+	dir = inst ? tracefs_instance_get_file(inst, "per_cpu") :
+		     tracefs_get_tracing_file("per_cpu");
 	dp = dir ? opendir(dir) : NULL;
 	while (dp && (d = readdir(dp)) && ncpus < MAX_CPUS) {
 		if (sscanf(d->d_name, "cpu%d", &cpu) != 1)

@@ -46,7 +46,8 @@ static void show_file(struct tracefs_instance *inst, const char *file)
 	}
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#')	/* "# no pid" style headers */
+		/* empty pid lists read "no pid" (6.1) */
+		if (line[0] == '#' || !strcmp(line, "no pid"))
 			continue;
 		printf("%*s%s\n", first ? 0 : 27, "", line);
 		first = false;

@@ -119,10 +119,31 @@ const char *tfs_instance_label(struct tracefs_instance *inst)
 	return inst ? tracefs_instance_get_name(inst) : "top";
 }
 
+/*
+ * tfs_path - the path of an instance file (free it)
+ *
+ * Built here rather than by libtracefs, whose helpers for the top level
+ * do not always follow tracefs_set_tracing_dir().
+ */
+static char *tfs_path(struct tracefs_instance *inst, const char *file)
+{
+	char *dir = inst ? tracefs_instance_get_dir(inst) : NULL, *path;
+	int ret;
+
+	ret = asprintf(&path, "%s/%s", dir ? dir : tracefs_tracing_dir(), file);
+	if (dir)
+		tracefs_put_tracing_file(dir);
+	return ret < 0 ? NULL : path;
+}
+
 /* tfs_has - does the instance have this file (or directory) */
 bool tfs_has(struct tracefs_instance *inst, const char *file)
 {
-	return tracefs_file_exists(inst, file) || tracefs_dir_exists(inst, file);
+	char *path = tfs_path(inst, file);
+	bool ret = path && !access(path, F_OK);
+
+	free(path);
+	return ret;
 }
 
 /* tfs_require - fail with the missing kernel option when a file is absent */
@@ -144,14 +165,14 @@ int tfs_require(struct tracefs_instance *inst, const char *file)
 int tfs_write(struct tracefs_instance *inst, const char *file,
 	      const char *str, bool trunc)
 {
-	char *path = tracefs_instance_get_file(inst, file);
+	char *path = tfs_path(inst, file);
 	ssize_t len = strlen(str), ret;
 	int fd, err = 0;
 
 	if (!path)
 		return -ENOMEM;
 	fd = open(path, O_WRONLY | O_CLOEXEC | (trunc ? O_TRUNC : O_APPEND));
-	tracefs_put_tracing_file(path);
+	free(path);
 	if (fd < 0)
 		return -errno;
 	if (len) {
@@ -174,7 +195,39 @@ int tfs_clear(struct tracefs_instance *inst, const char *file)
 /* tfs_read - the content of an instance file (free it), NULL if absent */
 char *tfs_read(struct tracefs_instance *inst, const char *file)
 {
-	return tracefs_instance_file_read(inst, file, NULL);
+	char *path = tfs_path(inst, file), *buf = NULL;
+	size_t size = 0, len = 0;
+	ssize_t n;
+	int fd;
+
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	free(path);
+	if (fd < 0)
+		return NULL;
+	do {
+		if (len + 4096 + 1 > size) {
+			char *nbuf = realloc(buf, size = len + 8192);
+
+			if (!nbuf) {
+				n = -1;
+				break;
+			}
+			buf = nbuf;
+		}
+		n = read(fd, buf + len, size - len - 1);
+		if (n > 0)
+			len += n;
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	if (!buf)
+		buf = calloc(1, 1);
+	else
+		buf[len] = '\0';
+	return buf;
 }
 
 /* write_error - explain why a filter write failed */

@@ -1,0 +1,50 @@
+#!/bin/bash
+# description: cgtrace fails with a clear message and a non-zero status for
+#   a missing cgroup, a kernel without the cgroup files, a missing trace-cmd
+#   and a user without permission.
+. "$(dirname "$0")/testlib"
+
+expect_error() { # message-regex command...
+	local re=$1
+	shift
+	"$@" >"$work/out" 2>&1 && fail "'$*' succeeded"
+	grep -qE -- "$re" "$work/out" || { cat "$work/out"; fail "'$*': no message /$re/"; }
+}
+
+if [ -e $T/set_event_cgroup ]; then
+	expect_error 'cgroup /cgt-no-such does not exist' \
+		"$CGTRACE" record -q -G /cgt-no-such -o "$work/x.dat" -- true
+	expect_error 'cgroup /cgt-no-such does not exist' \
+		"$CGTRACE" run -q --parent /cgt-no-such -o "$work/x.dat" -- true
+	ls -d $T/instances/cgtrace-* 2>/dev/null && fail "a failed record left its instance"
+	pass "a missing cgroup is named, nothing is left behind"
+fi
+
+# a tracing directory without the cgroup files: a kernel built without them
+fake=$work/tracefs
+mkdir -p $fake/instances $fake/events
+touch $fake/set_event_pid $fake/trace
+expect_error 'this kernel has no set_event_cgroup: it was built without CONFIG_TRACE_CGROUP_FILTER' \
+	env CGTRACE_TRACEFS=$fake "$CGTRACE" record -q -G / -o "$work/x.dat" -- true
+expect_error 'this kernel has no set_event_cgroup: it was built without CONFIG_TRACE_CGROUP_FILTER' \
+	env CGTRACE_TRACEFS=$fake "$CGTRACE" run -q -- true
+[ -z "$(ls $fake/instances)" ] || fail "an instance was left in the fake tracefs"
+CGTRACE_TRACEFS=$fake "$CGTRACE" show >"$work/out" || fail "show on the fake tracefs failed"
+grep -qE '^set_event_cgroup +\(not in this kernel\)' "$work/out" || fail "show of a missing file"
+pass "a kernel without the cgroup files is named with its config option"
+
+expect_error 'trace-cmd is not installed' env PATH=/nonexistent "$CGTRACE" run -q -- true
+expect_error 'trace-cmd is not installed' env PATH=/nonexistent "$CGTRACE" record -q -- true
+pass "a missing trace-cmd is reported"
+
+if command -v setpriv >/dev/null; then
+	expect_error 'no permission' setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CGTRACE" show
+	pass "a user without permission is told to run as root"
+fi
+
+expect_error 'unknown command' "$CGTRACE" frobnicate
+expect_error 'no command given' "$CGTRACE" run
+"$CGTRACE" record --help | grep -q '^usage: cgtrace record' || fail "record --help"
+pass "usage errors"
+exit 0

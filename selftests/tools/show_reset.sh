@@ -1,0 +1,75 @@
+#!/bin/bash
+# description: cgtrace show prints every pid and cgroup filter, the fork
+#   options and the marker settings of an instance; cgtrace reset clears
+#   them all and writes the documented user_events_rate default.
+# requires: set_event_cgroup
+. "$(dirname "$0")/testlib"
+[ -e $T/set_event_cgroup ] || skip "kernel has no set_event_cgroup"
+
+i=$T/instances/cgt_show
+mkdir $i || fail "cannot make an instance"
+trap 'rmdir $i 2>/dev/null; cleanup' EXIT
+mkdir -p $CG/cgt-s1 $CG/cgt-s2
+cgroups+=(cgt-s1 cgt-s2)
+
+# set everything the kernel has
+files=()
+set_file() { # file value
+	[ -e "$i/$1" ] || return 0
+	echo "$2" >"$i/$1" || fail "cannot write $1"
+	files+=("$1")
+}
+set_file set_event_pid $$
+set_file set_event_notrace_pid 1
+set_file set_ftrace_pid $$
+set_file set_ftrace_notrace_pid 1
+set_file set_event_cgroup "/cgt-s1 /cgt-s2"
+set_file set_event_notrace_cgroup /cgt-s2
+set_file set_ftrace_cgroup /cgt-s1
+set_file set_ftrace_notrace_cgroup /cgt-s2
+set_file options/event-fork 1
+set_file options/function-fork 1
+set_file user_events_rate "5 7"
+set_file options/user_events_prctl 1
+
+"$CGTRACE" show cgt_show >"$work/show" || fail "show exited with $?"
+cat "$work/show"
+for f in "${files[@]}"; do
+	grep -q "^$f " "$work/show" || fail "show does not print $f"
+done
+grep -qE "^set_event_pid +$$\$" "$work/show" || fail "show: set_event_pid is not $$"
+grep -qE '^set_event_cgroup +/cgt-s1$' "$work/show" || fail "show: set_event_cgroup first line"
+grep -qE '^ +/cgt-s2$' "$work/show" || fail "show: set_event_cgroup second line"
+grep -qE '^options/event-fork +1$' "$work/show" || fail "show: event-fork"
+if [ -e $i/user_events_rate ]; then
+	grep -qE '^user_events_rate +5 7$' "$work/show" || fail "show: user_events_rate"
+	grep -q '^user_events_stats' "$work/show" || fail "show: user_events_stats"
+else
+	grep -qE '^user_events_rate +\(not in this kernel\)$' "$work/show" ||
+		fail "show: a missing user_events_rate is not reported"
+fi
+pass "show prints ${#files[@]} settings"
+
+"$CGTRACE" reset cgt_show || fail "reset exited with $?"
+for f in set_event_pid set_event_notrace_pid set_ftrace_pid set_ftrace_notrace_pid \
+	 set_event_cgroup set_event_notrace_cgroup set_ftrace_cgroup set_ftrace_notrace_cgroup; do
+	[ -e $i/$f ] || continue
+	[ -z "$(grep -v '^#\|^no pid$' $i/$f)" ] || fail "reset left $f = $(cat $i/$f)"
+done
+for f in options/event-fork options/function-fork options/user_events_prctl; do
+	[ -e $i/$f ] || continue
+	[ "$(cat $i/$f)" = 0 ] || fail "reset left $f on"
+done
+if [ -e $i/user_events_rate ]; then
+	[ "$(cat $i/user_events_rate)" = "100000 10000" ] ||
+		fail "reset: user_events_rate is '$(cat $i/user_events_rate)'"
+fi
+"$CGTRACE" show cgt_show >"$work/show2"
+grep -qE '^set_event_cgroup +\(empty\)$' "$work/show2" || fail "show after reset"
+pass "reset clears every filter and option"
+
+"$CGTRACE" show | grep -q '^instance: top' || fail "show without argument is not the top level"
+"$CGTRACE" show no_such_instance 2>"$work/err" && fail "show of a missing instance succeeded"
+grep -q 'no tracing instance named no_such_instance' "$work/err" || fail "missing instance message"
+pass "top level by default; a missing instance is an error"
+exit 0
