@@ -45,6 +45,20 @@ struct cpu_stats {
 	unsigned long long	entries, overrun, commit_overrun, dropped, read;
 };
 
+/*
+ * Which cgroup each traced task was in: trace.dat has no cgroup per event,
+ * so cgtrace samples the traced cgroups (cgroup.threads, recursively)
+ * while recording and writes FILE.cgroups, lines "PID CGROUP_PATH", which
+ * "cgtrace report --by cgroup" reads. A task that lives less than one
+ * sampling period can be missed.
+ */
+#define PID_BITS	(1 << 22)	/* PID_MAX_LIMIT */
+
+struct cg_sampler {
+	unsigned char	*seen;		/* bitmap of sampled pids */
+	FILE		*out;
+};
+
 static struct cpu_stats cpus[MAX_CPUS];
 static int ncpus;
 static volatile pid_t child_pid;
@@ -83,7 +97,9 @@ static void record_usage(FILE *f)
 "  -h, --help                this text\n"
 "\n"
 "At the end cgtrace prints the events lost per CPU (overrun, dropped) and\n"
-"the marker counts of user_events_stats when the kernel has them.\n"
+"the marker counts of user_events_stats when the kernel has them. With -G\n"
+"it also writes FILE.cgroups, lines \"PID CGROUP\" for the tasks it saw in\n"
+"the cgroups (sampled every 200 ms), for \"cgtrace report --by cgroup\".\n"
 "\n"
 "exit status: trace-cmd's; 1 when the filters could not be set.\n"
 "example: cgtrace record -G /system.slice/nginx.service -e syscalls -o ng.dat\n");
@@ -351,6 +367,83 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 		kill(child_pid, SIGINT);
 }
 
+/* sample_dir - note the threads of a cgroup directory and its children */
+static void sample_dir(struct cg_sampler *cs, const char *dir, int depth)
+{
+	char path[4096];
+	struct dirent *d;
+	FILE *f;
+	DIR *dp;
+	int pid;
+
+	snprintf(path, sizeof(path), "%s/cgroup.threads", dir);
+	f = fopen(path, "re");
+	while (f && fscanf(f, "%d", &pid) == 1) {
+		if (pid <= 0 || pid >= PID_BITS ||
+		    cs->seen[pid / 8] & (1 << (pid % 8)))
+			continue;
+		cs->seen[pid / 8] |= 1 << (pid % 8);
+		fprintf(cs->out, "%d %s\n", pid,
+			dir[strlen(cg_root())] ? dir + strlen(cg_root()) : "/");
+	}
+	if (f)
+		fclose(f);
+	dp = depth < 32 ? opendir(dir) : NULL;
+	while (dp && (d = readdir(dp))) {
+		if (d->d_type != DT_DIR || d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		sample_dir(cs, path, depth + 1);
+	}
+	if (dp)
+		closedir(dp);
+}
+
+/* sample_cgroups - one sampling pass over the session's cgroups */
+static void sample_cgroups(struct cg_sampler *cs, struct rec_session *s)
+{
+	const char *root = cg_root();
+	char dir[4096];
+	int i;
+
+	for (i = 0; cs->out && i < s->cgroups.n; i++) {
+		const char *cg = s->cgroups.v[i];
+
+		if (!strncmp(cg, "id:", 3))
+			continue;	/* an id names no directory */
+		if (!strncmp(cg, root, strlen(root)))
+			snprintf(dir, sizeof(dir), "%s", cg);
+		else
+			snprintf(dir, sizeof(dir), "%s%s", root,
+				 strcmp(cg, "/") ? cg : "");
+		sample_dir(cs, dir, 0);
+	}
+	if (cs->out)
+		fflush(cs->out);
+}
+
+/* sampler_open - start FILE.cgroups when the session filters by cgroup */
+static void sampler_open(struct cg_sampler *cs, struct rec_session *s)
+{
+	char path[4096];
+
+	memset(cs, 0, sizeof(*cs));
+	if (!s->cgroups.n)
+		return;
+	snprintf(path, sizeof(path), "%s.cgroups", s->output);
+	cs->seen = calloc(PID_BITS / 8, 1);
+	cs->out = cs->seen ? fopen(path, "we") : NULL;
+	if (!cs->out)
+		err_msg("warning: cannot write %s", path);
+}
+
+static void sampler_close(struct cg_sampler *cs)
+{
+	if (cs->out)
+		fclose(cs->out);
+	free(cs->seen);
+}
+
 /* trace_cmd_argv - "trace-cmd record" arguments for the session */
 static char **trace_cmd_argv(struct tracefs_instance *inst, struct rec_session *s)
 {
@@ -383,8 +476,10 @@ static char **trace_cmd_argv(struct tracefs_instance *inst, struct rec_session *
 }
 
 /* run_trace_cmd - run trace-cmd and wait for it, with a status line */
-static int run_trace_cmd(char **args, bool quiet)
+static int run_trace_cmd(char **args, struct rec_session *s,
+			 struct cg_sampler *cs)
 {
+	bool quiet = s->quiet;
 	struct sigaction sa = { .sa_sigaction = forward_signal,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
 	struct timespec tick = { 0, 200 * 1000 * 1000 };
@@ -423,6 +518,7 @@ static int run_trace_cmd(char **args, bool quiet)
 			return -1;
 		}
 		nanosleep(&tick, NULL);
+		sample_cgroups(cs, s);
 		if (tty && time(NULL) - last >= STATUS_EVERY) {
 			last = time(NULL);
 			status_line(start);
@@ -445,6 +541,7 @@ static int run_trace_cmd(char **args, bool quiet)
 int record_session(struct rec_session *s)
 {
 	struct tracefs_instance *inst;
+	struct cg_sampler cs;
 	char name[64], **args;
 	bool created;
 	int i, ret;
@@ -470,7 +567,11 @@ int record_session(struct rec_session *s)
 	}
 	pin_instance(inst);
 	args = trace_cmd_argv(inst, s);
-	ret = run_trace_cmd(args, s->quiet);
+	sampler_open(&cs, s);
+	sample_cgroups(&cs, s);
+	ret = run_trace_cmd(args, s, &cs);
+	sample_cgroups(&cs, s);
+	sampler_close(&cs);
 	if (ret != 0)
 		err_msg("trace-cmd record exited with status %d", ret);
 	if (!s->quiet && ret >= 0)
