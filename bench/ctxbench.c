@@ -65,35 +65,41 @@ struct bcase {
 	int		filt;		/* common_pid != self on the event */
 	enum mk		mk;
 	int		rate_drop;	/* user_events_rate "1 1" */
+	int		user;		/* host speed reference: user code only */
 	int		skip;		/* not runnable on this kernel */
 };
 
 static struct bcase cases[] = {
-	/* per-event cost of sys_enter_getppid: Q1, Q2, Q3, Q5 */
+	/*
+	 * per-event cost of sys_enter_getppid: Q1, Q2, Q3, Q5; ordered so
+	 * that neighbours differ by one setting
+	 */
+	{ "sc_user",		K_SYSCALL, .user = 1 },
 	{ "sc_off",		K_SYSCALL, EV_NONE },
 	{ "sc_armed",		K_SYSCALL, EV_GETPID },
 	{ "sc_on",		K_SYSCALL, EV_GETPPID },
 	{ "sc_cg_match",	K_SYSCALL, EV_GETPPID, CG_SELF },
-	{ "sc_cg_reject",	K_SYSCALL, EV_GETPPID, CG_OTHER },
 	{ "sc_cg1024",		K_SYSCALL, EV_GETPPID, CG_MANY },
-	{ "sc_pid_match",	K_SYSCALL, EV_GETPPID, CG_NONE, PID_SELF },
-	{ "sc_pid_reject",	K_SYSCALL, EV_GETPPID, CG_NONE, PID_OTHER },
-	{ "sc_pid1024",		K_SYSCALL, EV_GETPPID, CG_NONE, PID_MANY },
-	{ "sc_filt_reject",	K_SYSCALL, EV_GETPPID, CG_NONE, PID_NONE, 1 },
+	{ "sc_cg_reject",	K_SYSCALL, EV_GETPPID, CG_OTHER },
+	{ "sc_filt_reject",	K_SYSCALL, EV_GETPPID, .filt = 1 },
+	{ "sc_pid_reject",	K_SYSCALL, EV_GETPPID, .pid = PID_OTHER },
+	{ "sc_pid_match",	K_SYSCALL, EV_GETPPID, .pid = PID_SELF },
+	{ "sc_pid1024",		K_SYSCALL, EV_GETPPID, .pid = PID_MANY },
 	/* pipe ping-pong round trip (two switches): Q4, Q5 */
+	{ "pp_user",		K_PINGPONG, .user = 1 },
 	{ "pp_off",		K_PINGPONG, EV_NONE },
 	{ "pp_cg",		K_PINGPONG, EV_NONE, CG_SELF },
 	{ "pp_cg1024",		K_PINGPONG, EV_NONE, CG_MANY },
-	{ "pp_pid",		K_PINGPONG, EV_NONE, CG_NONE, PID_SELF },
-	{ "pp_pid1024",		K_PINGPONG, EV_NONE, CG_NONE, PID_MANY },
+	{ "pp_pid1024",		K_PINGPONG, EV_NONE, .pid = PID_MANY },
+	{ "pp_pid",		K_PINGPONG, EV_NONE, .pid = PID_SELF },
 	/* markers: Q6 */
 	{ "mk_pair_ue",		K_MARKER, EV_MARKERS, .mk = MK_PAIR_UE },
 	{ "mk_pair_tm",		K_MARKER, EV_NONE, .mk = MK_PAIR_TM },
 	{ "mk_single",		K_MARKER, EV_MARKERS, .mk = MK_SINGLE },
 	{ "mk_batch16",		K_MARKER, EV_MARKERS, .mk = MK_BATCH },
-	{ "mk_batch16_off",	K_MARKER, EV_NONE, .mk = MK_BATCH },
 	{ "mk_batch16_drop",	K_MARKER, EV_MARKERS, .mk = MK_BATCH,
 				.rate_drop = 1 },
+	{ "mk_batch16_off",	K_MARKER, EV_NONE, .mk = MK_BATCH },
 };
 
 #define NR_CASES	(sizeof(cases) / sizeof(cases[0]))
@@ -344,6 +350,8 @@ static void apply(const struct bcase *c)
 {
 	char buf[64];
 
+	if (c->user)
+		return;	/* the reference runs under any state */
 	if (cur.ev != c->ev && cur.ev != EV_NONE)
 		must_write(ev_file(cur.ev), "0");
 	if (cur.cg != c->cg)
@@ -386,6 +394,29 @@ static void must_mwrite(int fd, const char *s, size_t len)
 		die("marker write: %s", strerror(errno));
 }
 
+/*
+ * user_loop - @n operations of pure user code (64 steps of xorshift):
+ * no syscall, no kernel code, so its speed is the host's, measured in
+ * the same rounds as the cases to normalise patched/vanilla ratios.
+ */
+static volatile unsigned long long user_sink;
+
+static void user_loop(long n)
+{
+	unsigned long long x = 88172645463325252ULL;
+	long i;
+	int j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < 64; j++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+		}
+		user_sink = x;
+	}
+}
+
 /* run_batch - @n operations of case @c; nanoseconds per operation */
 static double run_batch(const struct bcase *c, long n)
 {
@@ -396,6 +427,10 @@ static double run_batch(const struct bcase *c, long n)
 	char ch = 'x';
 
 	t0 = now_ns();
+	if (c->user) {
+		user_loop(n);
+		goto out;
+	}
 	switch (c->kind) {
 	case K_SYSCALL:
 		for (i = 0; i < n; i++)
@@ -431,13 +466,14 @@ static double run_batch(const struct bcase *c, long n)
 		}
 		break;
 	}
+out:
 	t1 = now_ns();
 	return (t1 - t0) / n;
 }
 
 static long iters(const struct bcase *c, long ns, long np, long nm)
 {
-	if (c->kind == K_SYSCALL)
+	if (c->user || c->kind == K_SYSCALL)
 		return ns;
 	if (c->kind == K_PINGPONG)
 		return np;
