@@ -534,6 +534,33 @@ static int run_trace_cmd(char **args, struct rec_session *s,
 }
 
 /*
+ * check_cgroups - fail early on a cgroup path that does not exist, before
+ * an instance is made (the kernel checks again when the list is written)
+ */
+static int check_cgroups(struct str_list *l)
+{
+	const char *root = cg_root();
+	char dir[4096];
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		const char *cg = l->v[i];
+
+		if (!strncmp(cg, "id:", 3) || cg[0] != '/')
+			continue;
+		if (!strncmp(cg, root, strlen(root)))
+			snprintf(dir, sizeof(dir), "%s", cg);
+		else
+			snprintf(dir, sizeof(dir), "%s%s", root, cg);
+		if (access(dir, F_OK) && errno == ENOENT) {
+			err_msg("cgroup %s does not exist (no %s)", cg, dir);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * record_session - set up the instance, record it with trace-cmd, report
  * what was lost and clean up. Returns trace-cmd's exit status, or -1 when
  * the session could not be set up.
@@ -546,7 +573,8 @@ int record_session(struct rec_session *s)
 	bool created;
 	int i, ret;
 
-	if (tfs_init() || need_trace_cmd())
+	if (tfs_init() || need_trace_cmd() || check_cgroups(&s->cgroups) ||
+	    check_cgroups(&s->notrace))
 		return -1;
 	if (!s->instance) {
 		snprintf(name, sizeof(name), "cgtrace-%d", getpid());

@@ -41,7 +41,7 @@ static int reset_file(struct tracefs_instance *inst, const char *file,
 int cmd_reset(int argc, char **argv)
 {
 	struct tracefs_instance *inst;
-	int i, ret = 0;
+	int i, err, ret = 0;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		reset_usage(stdout);
@@ -62,7 +62,10 @@ int cmd_reset(int argc, char **argv)
 	ret |= reset_file(inst, "options/function-fork", "0");
 	ret |= reset_file(inst, "options/user_events_prctl", "0");
 	ret |= reset_file(inst, "user_events_rate", TFS_USER_EVENTS_RATE_DEFAULT);
-	ret |= reset_file(inst, "user_events_stats", "0");
+	/* counts, not a filter: a kernel that cannot zero them is no error */
+	if (tfs_has(inst, "user_events_stats") &&
+	    (err = tfs_write(inst, "user_events_stats", "0", true)))
+		err_msg("warning: cannot zero user_events_stats: %s", strerror(-err));
 	if (!ret)
 		printf("instance %s: filters cleared\n", tfs_instance_label(inst));
 	tfs_instance_put(inst, false);

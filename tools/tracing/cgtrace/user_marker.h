@@ -69,17 +69,42 @@ static inline int um__file(void)
 	return fd;
 }
 
+#ifndef UM_NO_PRCTL
+/* 1 once the kernel has shown it has no PR_TRACE_USER_MARKER */
+static int um__no_prctl;
+#endif
+
+/* um__valid - a name the kernel accepts: printable, no '|' */
+static inline int um__valid(const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	for (; *name; name++)
+		if (*name == '|' || (unsigned char)*name < 0x20 || *name == 0x7f)
+			return 0;
+	return 1;
+}
+
 /* um__prctl - the fallback path; a no-op when the kernel lacks it */
 static inline int um__prctl(int kind, const char *name, long long value)
 {
 #ifdef UM_NO_PRCTL
+	(void)kind;
+	(void)name;
+	(void)value;
 	return 0;
 #else
+	if (__atomic_load_n(&um__no_prctl, __ATOMIC_RELAXED))
+		return 0;
 	if (prctl(PR_TRACE_USER_MARKER, kind, (unsigned long)name,
 		  (unsigned long)value, 0UL) == 0)
 		return 0;
-	/* EINVAL: a kernel without the prctl; nothing to record into */
-	return errno == EINVAL ? 0 : -errno;
+	if (errno != EINVAL)
+		return -errno;
+	/* EINVAL for a valid record: the kernel has no such prctl */
+	if (kind == PR_TRACE_MARKER_END || um__valid(name))
+		__atomic_store_n(&um__no_prctl, 1, __ATOMIC_RELAXED);
+	return 0;
 #endif
 }
 
