@@ -17,10 +17,10 @@
  *   skip CASE REASON...
  *
  * usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS]
- *                 [-m MARKERS]
+ *                 [-m MARKERS] [-M]
  * -s, -p, -m: operations per sub-batch (syscalls, ping-pong round trips,
  * marker operations; a 16-record batch counts 4); -k sub-batches per
- * sample (8); -r rounds (8).
+ * sample (8); -r rounds (8); -M memory only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,6 +66,7 @@ struct bcase {
 	enum mk		mk;
 	int		rate_drop;	/* user_events_rate "1 1" */
 	int		user;		/* host speed reference: user code only */
+	int		fcg;		/* set_ftrace_cgroup: switch probes only */
 	int		skip;		/* not runnable on this kernel */
 };
 
@@ -88,6 +89,7 @@ static struct bcase cases[] = {
 	/* pipe ping-pong round trip (two switches): Q4, Q5 */
 	{ "pp_user",		K_PINGPONG, .user = 1 },
 	{ "pp_off",		K_PINGPONG, EV_NONE },
+	{ "pp_fcg",		K_PINGPONG, EV_NONE, .fcg = 1 },
 	{ "pp_cg",		K_PINGPONG, EV_NONE, CG_SELF },
 	{ "pp_cg1024",		K_PINGPONG, EV_NONE, CG_MANY },
 	{ "pp_pid1024",		K_PINGPONG, EV_NONE, .pid = PID_MANY },
@@ -356,6 +358,8 @@ static void apply(const struct bcase *c)
 		must_write(ev_file(cur.ev), "0");
 	if (cur.cg != c->cg)
 		must_write(INST "/set_event_cgroup", cg_list(c->cg));
+	if (cur.fcg != c->fcg)
+		must_write(INST "/set_ftrace_cgroup", c->fcg ? "/ctxbench" : "\n");
 	if (cur.pid != c->pid)
 		must_write(INST "/set_event_pid", pid_list(c->pid));
 	if (cur.filt != c->filt) {
@@ -384,8 +388,10 @@ static void reset(void)
 		write_file(INST "/user_events_rate", "0", 1);
 	}
 	write_file(INST "/set_event_pid", "\n", 1);
-	if (has_cgfilter)
+	if (has_cgfilter) {
 		write_file(INST "/set_event_cgroup", "\n", 1);
+		write_file(INST "/set_ftrace_cgroup", "\n", 1);
+	}
 }
 
 static void must_mwrite(int fd, const char *s, size_t len)
@@ -480,11 +486,6 @@ static long iters(const struct bcase *c, long ns, long np, long nm)
 	return c->mk == MK_BATCH ? nm / 4 : nm;
 }
 
-/*
- * measure_memory - bytes a 1024-entry list takes beyond a 1-entry list,
- * from /proc/meminfo (Slab + VmallocUsed + Percpu) around the write;
- * median of five.
- */
 static int cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -492,21 +493,62 @@ static int cmp_ll(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * list_bytes - kernel bytes one list of @file takes: the list written to
+ * NR_MEM_INST instances at once (so that allocations smaller than a page,
+ * which SLOB serves from partly used pages, add up to whole pages), the
+ * delta divided by NR_MEM_INST; median of 3.
+ */
+#define NR_MEM_INST	8
+
 static long long list_bytes(const char *file, const char *list)
 {
-	long long v[5], before;
-	int i;
+	long long v[3], before;
+	char path[256];
+	int i, k;
 
-	for (i = 0; i < 5; i++) {
-		write_file(file, "\n", 1);
-		usleep(20000);
+	for (i = 0; i < 3; i++) {
+		for (k = 0; k < NR_MEM_INST; k++) {
+			snprintf(path, sizeof(path), TRACEFS "/instances/ctxbench-mem%d/%s",
+				 k, file);
+			write_file(path, "\n", 1);
+		}
+		usleep(100000);	/* let RCU free the old lists */
 		before = kernel_bytes();
-		must_write(file, list);
-		v[i] = kernel_bytes() - before;
+		for (k = 0; k < NR_MEM_INST; k++) {
+			snprintf(path, sizeof(path), TRACEFS "/instances/ctxbench-mem%d/%s",
+				 k, file);
+			must_write(path, list);
+		}
+		v[i] = (kernel_bytes() - before) / NR_MEM_INST;
 	}
-	write_file(file, "\n", 1);
-	qsort(v, 5, sizeof(v[0]), cmp_ll);
-	return v[2];
+	for (k = 0; k < NR_MEM_INST; k++) {
+		snprintf(path, sizeof(path), TRACEFS "/instances/ctxbench-mem%d/%s",
+			 k, file);
+		write_file(path, "\n", 1);
+	}
+	qsort(v, 3, sizeof(v[0]), cmp_ll);
+	return v[1];
+}
+
+static void mem_instances(int create)
+{
+	char path[256];
+	int k;
+
+	for (k = 0; k < NR_MEM_INST; k++) {
+		snprintf(path, sizeof(path), TRACEFS "/instances/ctxbench-mem%d", k);
+		if (create) {
+			if (mkdir(path, 0755) && errno != EEXIST)
+				die("mkdir %s: %s", path, strerror(errno));
+			/* small buffers: the lists are what is measured */
+			snprintf(path, sizeof(path), TRACEFS
+				 "/instances/ctxbench-mem%d/buffer_size_kb", k);
+			write_file(path, "4", 1);
+		} else {
+			rmdir(path);
+		}
+	}
 }
 
 static pthread_barrier_t mem_bar;
@@ -529,6 +571,11 @@ static void *span_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * measure_memory - bytes of a 1-entry and a 1024-entry list (cgroups,
+ * pids) and of the marker state of a thread with an open span, from
+ * /proc/meminfo (Slab + VmallocUsed + Percpu) deltas.
+ */
 static void measure_memory(void)
 {
 	pthread_t th[NR_MEM_THREADS];
@@ -537,10 +584,12 @@ static void measure_memory(void)
 	int i;
 
 	reset();
-	printf("info memory_method delta of /proc/meminfo Slab+VmallocUsed+Percpu around the write, median of 5\n");
+	printf("info memory_method delta of /proc/meminfo Slab+VmallocUsed+Percpu around writing the list to %d instances, divided by %d, median of 3\n",
+	       NR_MEM_INST, NR_MEM_INST);
+	mem_instances(1);
 	if (has_cgfilter) {
-		one = list_bytes(INST "/set_event_cgroup", "/ctxbench");
-		many = list_bytes(INST "/set_event_cgroup", cg_many_list);
+		one = list_bytes("set_event_cgroup", "/ctxbench");
+		many = list_bytes("set_event_cgroup", cg_many_list);
 		printf("mem cg_list_1 %lld\n", one);
 		printf("mem cg_list_1024 %lld\n", many);
 		printf("mem cg_per_entry %.1f\n", (many - one) / (NR_MANY - 1.0));
@@ -548,11 +597,12 @@ static void measure_memory(void)
 		printf("skip mem_cg kernel has no set_event_cgroup\n");
 	}
 	snprintf(buf, sizeof(buf), "%d", self);
-	one = list_bytes(INST "/set_event_pid", buf);
-	many = list_bytes(INST "/set_event_pid", pid_many_list);
+	one = list_bytes("set_event_pid", buf);
+	many = list_bytes("set_event_pid", pid_many_list);
 	printf("mem pid_list_1 %lld\n", one);
 	printf("mem pid_list_1024 %lld\n", many);
 	printf("mem pid_per_entry %.1f\n", (many - one) / (NR_MANY - 1.0));
+	mem_instances(0);
 
 	if (!has_markers) {
 		printf("skip mem_marker kernel has no user_events\n");
@@ -644,7 +694,7 @@ int main(int argc, char **argv)
 	double t0;
 	struct utsname u;
 
-	while ((opt = getopt(argc, argv, "r:s:p:m:k:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:p:m:k:M")) != -1) {
 		switch (opt) {
 		case 'r':
 			rounds = atoi(optarg);
@@ -658,13 +708,16 @@ int main(int argc, char **argv)
 		case 'm':
 			nm = atol(optarg);
 			break;
+		case 'M':
+			rounds = -1;	/* memory only */
+			break;
 		case 'k':
 			nr_sub = atoi(optarg);
 			if (nr_sub < 1 || nr_sub > MAX_SUB)
 				die("-k: 1 to %d sub-batches", MAX_SUB);
 			break;
 		default:
-			die("usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS] [-m MARKERS]");
+			die("usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS] [-m MARKERS] [-M]");
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -704,7 +757,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < (int)NR_CASES; i++) {
 		struct bcase *c = &cases[i];
 
-		if (c->cg != CG_NONE && !has_cgfilter) {
+		if ((c->cg != CG_NONE || c->fcg) && !has_cgfilter) {
 			c->skip = 1;
 			printf("skip %s kernel has no set_event_cgroup\n", c->name);
 		} else if (c->kind == K_MARKER && !has_markers) {
@@ -716,7 +769,7 @@ int main(int argc, char **argv)
 	/* Round -1 warms up and is not reported. */
 	reset();
 	t0 = now_ns();
-	for (r = -1; r < rounds; r++) {
+	for (r = -1; rounds >= 0 && r < rounds; r++) {
 		run_round(K_SYSCALL, r, ns, np, nm);
 		run_round(K_PINGPONG, r, ns, np, nm);
 		run_round(K_MARKER, r, ns, np, nm);
