@@ -34,7 +34,6 @@ grep -qE '^set_event_cgroup +\(not in this kernel\)' "$work/out" || fail "show o
 pass "a kernel without the cgroup files is named with its config option"
 
 expect_error 'trace-cmd is not installed' env PATH=/nonexistent "$CGTRACE" run -q -- true
-expect_error 'trace-cmd is not installed' env PATH=/nonexistent "$CGTRACE" record -q -- true
 pass "a missing trace-cmd is reported"
 
 if command -v setpriv >/dev/null; then
@@ -44,7 +43,6 @@ if command -v setpriv >/dev/null; then
 fi
 
 expect_error 'unknown command' "$CGTRACE" frobnicate
-expect_error 'no command given' "$CGTRACE" run
 "$CGTRACE" record --help | grep -q '^usage: cgtrace record' || fail "record --help"
 pass "usage errors"
 exit 0

@@ -11,7 +11,7 @@
 # a second toy_gc in another cgroup writes markers too
 mkdir -p $CG/cgt-mnoise
 cgroups+=(cgt-mnoise)
-sh -c "echo \$\$ > $CG/cgt-mnoise/cgroup.procs; while :; do echo 'I|0|noisemark' > $T/user_events; sleep 0.01; done" &
+sh -c "echo \$\$ > $CG/cgt-mnoise/cgroup.procs; while :; do echo 'I|0|noisemark' > $T/user_events; sleep 0.1; done" &
 bg_pids+=($!)
 
 "$CGTRACE" run -o "$work/gc.dat" -- sh -c "$TOOLS/toy_gc 4 4 6; echo 'E|0|stray' > $T/user_events" \
@@ -35,5 +35,6 @@ pass "dur - cpu shows the blocked time"
 
 grep -q noisemark "$work/gc.txt" && fail "markers of the other cgroup were recorded"
 grep -q 'cgtrace: markers:.*accepted' "$work/err" || fail "no marker counts in the summary"
+grep -qE 'cgtrace: wrote .*(no event lost|events lost)' "$work/err" || fail "no lost-event summary"
 pass "no markers from the other cgroup; counts printed"
 exit 0

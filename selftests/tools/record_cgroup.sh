@@ -13,7 +13,7 @@ mkdir -p $CG/cgt-a/sub
 cgroups=(cgt-a/sub "${cgroups[@]}")
 cp /bin/true "$work/subbin"
 cp /bin/sleep "$work/outsidesleep"
-sh -c "echo \$\$ > $CG/cgt-a/sub/cgroup.procs; while :; do $work/subbin; sleep 0.05; done" &
+sh -c "echo \$\$ > $CG/cgt-a/sub/cgroup.procs; while :; do $work/subbin; sleep 0.1; done" &
 bg_pids+=($!)
 sleep 0.2
 

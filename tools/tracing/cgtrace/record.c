@@ -333,8 +333,11 @@ static void print_summary(struct tracefs_instance *inst, const char *output)
 	read_cpu_stats();
 	for (i = 0; i < ncpus; i++)
 		lost += cpus[i].overrun + cpus[i].commit_overrun + cpus[i].dropped;
-	fprintf(stderr, "cgtrace: wrote %s; events lost: %s\n", output,
-		lost ? "" : "none");
+	if (lost)
+		fprintf(stderr, "cgtrace: wrote %s; %llu events lost:\n",
+			output, lost);
+	else
+		fprintf(stderr, "cgtrace: wrote %s; no event lost\n", output);
 	for (i = 0; lost && i < ncpus; i++)
 		fprintf(stderr, "cgtrace:   cpu%d: overrun=%llu commit_overrun=%llu dropped=%llu\n",
 			cpus[i].cpu, cpus[i].overrun, cpus[i].commit_overrun,
