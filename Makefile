@@ -7,6 +7,7 @@
 # make kernel          patched production kernel   (build/obj/cgtrace)
 # make kernel-debug    patched debug kernel        (build/obj/debug)
 # make kernel-vanilla  Debian's 6.1, same config   (build/obj/vanilla)
+# make kernel-nofilter debug, cgroup filter off     (build/obj/nofilter)
 # make selftests       build the C kselftests      (build/selftests)
 # make deps            install the Debian packages the project needs
 #
@@ -18,13 +19,13 @@ CC        := gcc
 CFLAGS    := -O2 -g -Wall -Wno-format-truncation
 SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftests/c/*_test.c))
 
-.PHONY: all deps kernel kernel-debug kernel-vanilla source selftests tools checkpatch \
+.PHONY: all deps kernel kernel-debug kernel-vanilla kernel-nofilter source selftests tools checkpatch \
 	check check-upstream demo clean help
 
 all: kernel selftests
 
 help:
-	@sed -n '3,14s/^# //p' Makefile
+	@sed -n '3,15s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -37,6 +38,9 @@ kernel-debug: deps
 
 kernel-vanilla: deps
 	@scripts/kernel-build vanilla
+
+kernel-nofilter: deps
+	@scripts/kernel-build nofilter
 
 source: deps
 	@scripts/kernel-build source
@@ -62,6 +66,8 @@ install:
 check: checkpatch kernel-debug selftests tools
 	scripts/test-vm-run
 	scripts/vm-run --debug --timeout 1800 -- scripts/run-selftests
+	$(MAKE) --no-print-directory kernel-nofilter
+	scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
 
 check-upstream: kernel kernel-vanilla
 	scripts/check-upstream

@@ -179,16 +179,6 @@ static void ctx_decide_current(void *data)
 	ctx_publish(f, ctx_task_rej(f, current), current->pid);
 }
 
-/* ctx_decide_all - re-decide current on this CPU for every instance */
-static void ctx_decide_all(void *unused)
-{
-	struct trace_ctx_filter *f;
-
-	list_for_each_entry_rcu(f, &trace_ctx_filters, list,
-				rcu_read_lock_sched_held())
-		ctx_publish(f, ctx_task_rej(f, current), current->pid);
-}
-
 /* ctx_rules - the rules @tr has configured */
 static u8 ctx_rules(struct trace_array *tr)
 {
@@ -284,6 +274,16 @@ void trace_ctx_filter_update(struct trace_array *tr)
 }
 
 #ifdef CONFIG_TRACE_CGROUP_FILTER
+/* ctx_decide_all - re-decide current on this CPU for every instance */
+static void ctx_decide_all(void *unused)
+{
+	struct trace_ctx_filter *f;
+
+	list_for_each_entry_rcu(f, &trace_ctx_filters, list,
+				rcu_read_lock_sched_held())
+		ctx_publish(f, ctx_task_rej(f, current), current->pid);
+}
+
 /**
  * trace_ctx_filter_attach - tasks moved between cgroups
  * @tset: the tasks of a committed migration

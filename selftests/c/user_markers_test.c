@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_markers_test - the user_events file of a tracing instance: the
+ * atrace grammar and its errnos, all-or-nothing writes, what the events
+ * carry (real pid, nesting, wall and on-CPU time), ordering against
+ * kernel events, context filters, the rate limit and its lost events,
+ * exact counts under many writers, threads exiting with open spans, the
+ * prctl path, top-level fan-out and instance removal.
+ *
+ * Expected values are computed from what each test wrote.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "cgt_util.h"
+
+#ifndef PR_TRACE_USER_MARKER
+#define PR_TRACE_USER_MARKER		0x55534d4b
+#define PR_TRACE_MARKER_BEGIN		1
+#define PR_TRACE_MARKER_END		2
+#define PR_TRACE_MARKER_COUNTER		3
+#define PR_TRACE_MARKER_INSTANT		4
+#endif
+
+#define TRACE_BUF	(1 << 20)
+
+FIXTURE(um) {
+	struct cgt_instance inst;
+	char *trace;
+	pid_t pid;
+};
+
+FIXTURE_SETUP(um)
+{
+	if (access(CGT_TRACEFS "/user_events", F_OK))
+		SKIP(return, "kernel without user_events (TRACE_USER_MARKERS)");
+	self->trace = malloc(TRACE_BUF);
+	ASSERT_NE(NULL, self->trace);
+	ASSERT_EQ(0, cgt_instance_create(&self->inst, "um"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst,
+					"events/user_markers/enable", "1"));
+	self->pid = getpid();
+}
+
+FIXTURE_TEARDOWN(um)
+{
+	if (self->trace) {
+		cgt_instance_destroy(&self->inst);
+		free(self->trace);
+	}
+}
+
+static pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/* One write(2) of @s to the instance's user_events: 0 or -errno. */
+static int um_write_len(struct cgt_instance *inst, const char *s, size_t len)
+{
+	char p[PATH_MAX];
+
+	return cgt_write_file_flags(cgt_instance_file(inst, "user_events", p,
+						      sizeof(p)), s, len, 0);
+}
+
+static int um_write(struct cgt_instance *inst, const char *s)
+{
+	return um_write_len(inst, s, strlen(s));
+}
+
+static const char *trace_of(struct cgt_instance *inst, char *buf)
+{
+	cgt_instance_read(inst, "trace", buf, TRACE_BUF);
+	return buf;
+}
+
+static long long stat_of(struct cgt_instance *inst, const char *name)
+{
+	char buf[512], key[64], *p;
+
+	if (cgt_instance_read(inst, "user_events_stats", buf, sizeof(buf)) < 0)
+		return -1;
+	snprintf(key, sizeof(key), "\n%s ", name);
+	memmove(buf + 1, buf, strlen(buf) + 1);
+	buf[0] = '\n';
+	p = strstr(buf, key);
+	return p ? atoll(p + strlen(key)) : -1;
+}
+
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, needle)); text += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The event line holding @needle: its offset in the text, or -1. */
+static long line_at(const char *text, const char *needle)
+{
+	const char *p = strstr(text, needle);
+
+	return p ? p - text : -1;
+}
+
+/* Whether the line holding @needle also holds @other */
+static int line_has(const char *text, const char *needle, const char *other)
+{
+	const char *p = strstr(text, needle), *b, *e;
+	char line[512];
+
+	if (!p)
+		return 0;
+	for (b = p; b > text && b[-1] != '\n'; b--)
+		;
+	e = strchr(p, '\n') ?: p + strlen(p);
+	snprintf(line, sizeof(line), "%.*s", (int)(e - b), b);
+	return strstr(line, other) != NULL;
+}
+
+/* "dur=12.345ms" in the end line of span @name, in nanoseconds */
+static long long end_field_ns(const char *text, const char *name,
+			      const char *field)
+{
+	char key[128];
+	const char *p, *f;
+	unsigned long long ms, us;
+
+	snprintf(key, sizeof(key), "end: %s depth=", name);
+	p = strstr(text, key);
+	if (!p)
+		return -1;
+	snprintf(key, sizeof(key), " %s=", field);
+	f = strstr(p, key);
+	if (!f || sscanf(f + strlen(key), "%llu.%llums", &ms, &us) != 2)
+		return -1;
+	return (ms * 1000 + us) * 1000;
+}
+
+TEST_F_TIMEOUT(um, records_become_events, 180)
+{
+	char want[128];
+	long at[6];
+	int i;
+
+	ASSERT_EQ(0, um_write(&self->inst,
+			      "B|1|g1\nC|1|c1|-42\nS|1|as|7\nF|1|as|7\nI|1|i 1\nE|1\n"));
+	trace_of(&self->inst, self->trace);
+	snprintf(want, sizeof(want), "begin: g1 depth=0 tgid=%d", self->pid);
+	at[0] = line_at(self->trace, want);
+	snprintf(want, sizeof(want), "counter: c1=-42 tgid=%d", self->pid);
+	at[1] = line_at(self->trace, want);
+	at[2] = line_at(self->trace, "async_begin: as cookie=7 ");
+	at[3] = line_at(self->trace, "async_end: as cookie=7 ");
+	at[4] = line_at(self->trace, "instant: i 1 tgid=");
+	at[5] = line_at(self->trace, "end: g1 depth=0 dur=");
+	for (i = 0; i < 6; i++) {
+		EXPECT_LE(0, at[i]) TH_LOG("record %d missing in:\n%s", i,
+					   self->trace);
+		if (i)
+			EXPECT_LT(at[i - 1], at[i]);
+	}
+	EXPECT_EQ(6, stat_of(&self->inst, "accepted"));
+	EXPECT_EQ(6, stat_of(&self->inst, "recorded"));
+	EXPECT_EQ(0, stat_of(&self->inst, "rejected"));
+	/* The format files describe the fields the tools read. */
+	ASSERT_LT(0, cgt_instance_read(&self->inst,
+				       "events/user_markers/end/format",
+				       self->trace, TRACE_BUF));
+	EXPECT_NE(NULL, strstr(self->trace, "__data_loc char[] name;"));
+	EXPECT_NE(NULL, strstr(self->trace, "u64 duration_ns;"));
+	EXPECT_NE(NULL, strstr(self->trace, "u64 cpu_ns;"));
+}
+
+static const struct {
+	const char *rec;
+	int err;
+} bad[] = {
+	{ "X|1|n", EINVAL }, { "b|1|n", EINVAL }, { "BB|1|n", EINVAL },
+	{ "B|1", EINVAL }, { "B||n", EINVAL }, { "B|a|n", EINVAL },
+	{ "B|12345678901|n", EINVAL }, { "B|1|", EINVAL },
+	{ "B|1|a|b", EINVAL }, { "E|1|n|x", EINVAL }, { "I|1", EINVAL },
+	{ "C|1|n", EINVAL }, { "C|1|n|", EINVAL }, { "C|1|n|abc", EINVAL },
+	{ "C|1|n|+5", EINVAL }, { "C|1|n|0x10", EINVAL },
+	{ "C|1|n|99999999999999999999", EINVAL }, { "C|1|n|1|2", EINVAL },
+	{ "S|1|n", EINVAL }, { "F|1|n|-", EINVAL },
+	{ "I|1|a\tb", EINVAL }, { "I|1|a\rb", EINVAL }, { "I|1|a\x7f", EINVAL },
+	{ "I|1|a\n\nI|1|b", EINVAL }, { "\n", EINVAL },
+};
+
+TEST_F_TIMEOUT(um, bad_records_fail_the_whole_write, 180)
+{
+	char buf[8192], name[200];
+	int i, big, rejected = 0;
+
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+		snprintf(buf, sizeof(buf), "I|1|ok-before-%d\n%s\n", i,
+			 bad[i].rec);
+		EXPECT_EQ(-bad[i].err, um_write(&self->inst, buf))
+			TH_LOG("record \"%s\"", bad[i].rec);
+		rejected++;
+	}
+	/* A NUL byte inside a write */
+	EXPECT_EQ(-EINVAL, um_write_len(&self->inst, "I|1|ok-before-nul\nI|1|a\0b", 25));
+	rejected++;
+
+	/* Names: 127 bytes pass, 128 do not */
+	memset(name, 'n', 128);
+	name[128] = '\0';
+	snprintf(buf, sizeof(buf), "I|1|ok-before-long\nI|1|%s", name);
+	EXPECT_EQ(-ENAMETOOLONG, um_write(&self->inst, buf));
+	rejected++;
+	name[127] = '\0';
+	snprintf(buf, sizeof(buf), "I|1|%s", name);
+	EXPECT_EQ(0, um_write(&self->inst, buf));
+
+	/* 64 records pass, 65 do not; 4096 bytes pass, 4097 do not */
+	buf[0] = '\0';
+	for (i = 0; i < 65; i++)
+		strcat(buf, i ? "I|1|r\n" : "I|1|ok-before-many\n");
+	EXPECT_EQ(-E2BIG, um_write(&self->inst, buf));
+	rejected++;
+	EXPECT_EQ(0, um_write_len(&self->inst, buf + 19, 64 * 6));
+	memset(buf, 'x', sizeof(buf));
+	memcpy(buf, "I|1|ok-before-big\nI|1|", 22);
+	big = 1;
+	for (i = 100; i < 4097; i += 100, big++)
+		memcpy(buf + i, "\nI|1|", 5);
+	EXPECT_EQ(-E2BIG, um_write_len(&self->inst, buf, 4097));
+	rejected++;
+	EXPECT_EQ(0, um_write_len(&self->inst, buf + 18, 4096 - 18));
+
+	/* An unreadable buffer */
+	EXPECT_EQ(-EFAULT, um_write_len(&self->inst, (const char *)8, 16));
+	rejected++;
+
+	trace_of(&self->inst, self->trace);
+	EXPECT_EQ(0, count_of(self->trace, "ok-before"))
+		TH_LOG("a failed write recorded something:\n%s", self->trace);
+	EXPECT_EQ(rejected, stat_of(&self->inst, "rejected"));
+	EXPECT_EQ(1 + 64 + big, stat_of(&self->inst, "recorded"));
+}
+
+struct writer_arg {
+	struct cgt_instance *inst;
+	const char *text;
+	pid_t tid;
+};
+
+static void *write_and_exit(void *p)
+{
+	struct writer_arg *a = p;
+
+	a->tid = gettid_();
+	um_write(a->inst, a->text);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(um, the_writer_is_the_recorded_task, 180)
+{
+	struct writer_arg a = { &self->inst, "I|1|from-thread\n" };
+	pthread_t t;
+	char want[128];
+
+	/* The pid field names init; the kernel records the writer. */
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|claims-init\n"));
+	ASSERT_EQ(0, pthread_create(&t, NULL, write_and_exit, &a));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	trace_of(&self->inst, self->trace);
+	snprintf(want, sizeof(want), "-%d ", self->pid);
+	ASSERT_LE(0, line_at(self->trace, "claims-init"));
+	EXPECT_TRUE(line_has(self->trace, "claims-init", want))
+		TH_LOG("%s", self->trace);
+	snprintf(want, sizeof(want), "instant: claims-init tgid=%d", self->pid);
+	EXPECT_LE(0, line_at(self->trace, want));
+	/* A thread: its own tid in the task column, the process as tgid */
+	snprintf(want, sizeof(want), "-%d ", a.tid);
+	EXPECT_TRUE(line_has(self->trace, "from-thread", want));
+	snprintf(want, sizeof(want), "instant: from-thread tgid=%d", self->pid);
+	EXPECT_LE(0, line_at(self->trace, want));
+}
+
+TEST_F_TIMEOUT(um, nesting_unmatched_and_untracked, 180)
+{
+	char buf[4096];
+	int i;
+
+	ASSERT_EQ(0, um_write(&self->inst, "B|1|outer\nB|1|inner\nE|1\nE|1\nE|1|stray\n"));
+	trace_of(&self->inst, self->trace);
+	EXPECT_LE(0, line_at(self->trace, "begin: inner depth=1"));
+	EXPECT_LE(0, line_at(self->trace, "end: inner depth=1 "));
+	EXPECT_LE(0, line_at(self->trace, "end: outer depth=0 "));
+	EXPECT_LT(line_at(self->trace, "end: inner"), line_at(self->trace, "end: outer"));
+	EXPECT_TRUE(line_has(self->trace, "end: stray depth=0", " unmatched"));
+
+	/* 40 deep: 32 tracked, the rest recorded with their depth, untracked */
+	buf[0] = '\0';
+	for (i = 0; i < 40; i++)
+		sprintf(buf + strlen(buf), "B|1|d%d\n", i);
+	ASSERT_EQ(0, um_write(&self->inst, buf));
+	buf[0] = '\0';
+	for (i = 0; i < 40; i++)
+		strcat(buf, "E|1\n");
+	ASSERT_EQ(0, um_write(&self->inst, buf));
+	trace_of(&self->inst, self->trace);
+	EXPECT_LE(0, line_at(self->trace, "begin: d39 depth=39"));
+	EXPECT_EQ(8, count_of(self->trace, " untracked"));
+	EXPECT_LE(0, line_at(self->trace, "end: d31 depth=31 "));
+	EXPECT_LE(0, line_at(self->trace, "end: d0 depth=0 "));
+	EXPECT_EQ(0, count_of(self->trace, "end: d32 "));
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+TEST_F_TIMEOUT(um, durations_and_cpu_time, 180)
+{
+	long long t0, dur, cpu, spun;
+	volatile unsigned long x = 0;
+
+	/* A first span allocates the thread's state: not part of the test */
+	ASSERT_EQ(0, um_write(&self->inst, "B|1|warm-up\nE|1\n"));
+	ASSERT_EQ(0, um_write(&self->inst, "B|1|sleeper\n"));
+	usleep(10000);
+	ASSERT_EQ(0, um_write(&self->inst, "E|1\n"));
+
+	ASSERT_EQ(0, um_write(&self->inst, "B|1|spinner\n"));
+	t0 = now_ns();
+	while (now_ns() - t0 < 30000000)
+		x++;
+	spun = now_ns() - t0;
+	ASSERT_EQ(0, um_write(&self->inst, "E|1\n"));
+
+	trace_of(&self->inst, self->trace);
+	dur = end_field_ns(self->trace, "sleeper", "dur");
+	cpu = end_field_ns(self->trace, "sleeper", "cpu");
+	EXPECT_LE(10000000, dur) TH_LOG("%s", self->trace);
+	EXPECT_LT(cpu * 2, dur) TH_LOG("sleeping span ran %lld of %lld ns", cpu, dur);
+
+	dur = end_field_ns(self->trace, "spinner", "dur");
+	cpu = end_field_ns(self->trace, "spinner", "cpu");
+	EXPECT_LE(spun, dur + 1000);
+	EXPECT_LE(cpu, dur + 1000);
+	EXPECT_GT(cpu * 2, dur) TH_LOG("busy span ran %lld of %lld ns", cpu, dur);
+}
+
+TEST_F_TIMEOUT(um, ordered_against_kernel_events, 180)
+{
+	long a, m, b;
+
+	if (cgt_instance_write(&self->inst,
+			       "events/syscalls/sys_enter_getppid/enable", "1"))
+		SKIP(return, "no syscalls/sys_enter_getppid event");
+	syscall(SYS_getppid);
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|between\n"));
+	syscall(SYS_getppid);
+	cgt_instance_write(&self->inst, "events/syscalls/sys_enter_getppid/enable", "0");
+	trace_of(&self->inst, self->trace);
+	a = line_at(self->trace, "sys_getppid(");
+	m = line_at(self->trace, "instant: between");
+	ASSERT_LE(0, a) TH_LOG("%s", self->trace);
+	ASSERT_LE(0, m);
+	b = line_at(self->trace + m, "sys_getppid(");
+	EXPECT_LT(a, m);
+	EXPECT_LE(0, b) TH_LOG("no getppid after the marker:\n%s", self->trace);
+}
+
+TEST_F_TIMEOUT(um, pid_and_cgroup_filters_apply, 180)
+{
+	char cg[256], spec[300];
+
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_pid", "1"));
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|pid-filtered\nI|1|pid-filtered\n"));
+	EXPECT_EQ(2, stat_of(&self->inst, "filtered"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_pid", ""));
+
+	if (access(CGT_TRACEFS "/set_event_cgroup", F_OK) == 0) {
+		snprintf(spec, sizeof(spec), "um-cg-%d", self->pid);
+		ASSERT_EQ(0, cgt_cgroup_create(spec, cg, sizeof(cg)));
+		snprintf(spec, sizeof(spec), "/um-cg-%d", self->pid);
+		ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", spec));
+		ASSERT_EQ(0, um_write(&self->inst, "I|1|cg-outside\n"));
+		ASSERT_EQ(0, cgt_cgroup_enter(cg, 0));
+		ASSERT_EQ(0, um_write(&self->inst, "I|1|cg-inside\n"));
+		ASSERT_EQ(0, cgt_cgroup_enter(CGT_CGROUP2, 0));
+		ASSERT_EQ(0, um_write(&self->inst, "I|1|cg-outside\n"));
+		cgt_instance_write(&self->inst, "set_event_cgroup", "");
+		cgt_cgroup_remove(cg);
+		EXPECT_EQ(4, stat_of(&self->inst, "filtered"));
+	}
+	trace_of(&self->inst, self->trace);
+	EXPECT_EQ(0, count_of(self->trace, "filtered"));
+	EXPECT_EQ(0, count_of(self->trace, "cg-outside"));
+	if (access(CGT_TRACEFS "/set_event_cgroup", F_OK) == 0)
+		EXPECT_EQ(1, count_of(self->trace, "cg-inside"));
+}
+
+TEST_F_TIMEOUT(um, rate_limit_and_lost_events, 180)
+{
+	char buf[256], want[64];
+	int i, burst = 3, n = 10;
+	long lost_at, rec_at;
+
+	/* Bad settings change nothing */
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "1 3"));
+	EXPECT_EQ(-EINVAL, cgt_instance_write(&self->inst, "user_events_rate", "abc"));
+	EXPECT_EQ(-EINVAL, cgt_instance_write(&self->inst, "user_events_rate", "5 0"));
+	EXPECT_EQ(-EINVAL, cgt_instance_write(&self->inst, "user_events_rate", "10000001 5"));
+	EXPECT_EQ(-EINVAL, cgt_instance_write(&self->inst, "user_events_rate", "5 5 5"));
+	ASSERT_LT(0, cgt_instance_read(&self->inst, "user_events_rate", buf, sizeof(buf)));
+	EXPECT_STREQ("1 3\n", buf);
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		strcat(buf, "I|1|flood\n");
+	ASSERT_EQ(0, um_write(&self->inst, buf));
+	EXPECT_EQ(burst, stat_of(&self->inst, "recorded"));
+	EXPECT_EQ(n - burst, stat_of(&self->inst, "rate_limited"));
+	EXPECT_EQ(n - burst, stat_of(&self->inst, "lost_pending"));
+	usleep(1200000);
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|after-pause\n"));
+	EXPECT_EQ(n - burst, stat_of(&self->inst, "lost_reported"));
+	EXPECT_EQ(0, stat_of(&self->inst, "lost_pending"));
+
+	trace_of(&self->inst, self->trace);
+	EXPECT_EQ(burst, count_of(self->trace, "instant: flood"));
+	snprintf(want, sizeof(want), "lost: count=%d tgid=%d", n - burst, self->pid);
+	lost_at = line_at(self->trace, want);
+	rec_at = line_at(self->trace, "instant: after-pause");
+	EXPECT_LE(0, lost_at) TH_LOG("%s", self->trace);
+	EXPECT_LT(lost_at, rec_at);
+
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "0"));
+	ASSERT_LT(0, cgt_instance_read(&self->inst, "user_events_rate", buf, sizeof(buf)));
+	EXPECT_STREQ("0 0\n", buf);
+}
+
+#define WRITERS		8
+#define WRITES		150
+#define PER_WRITE	5
+
+static void *flood(void *p)
+{
+	struct cgt_instance *inst = p;
+	int i;
+
+	for (i = 0; i < WRITES; i++)
+		if (um_write(inst, i & 1 ? "I|1|f\nI|1|f\nB|1|s\nE|1\nC|1|k|1\n"
+					 : "I|1|f\nC|1|k|2\nI|1|f\nI|1|f\nI|1|f\n"))
+			return (void *)1;
+	return NULL;
+}
+
+struct counts {
+	long long accepted, recorded, dropped, limited, reported, pending;
+	long long events, lost_sum;
+};
+
+/* WRITERS threads flood the instance; then the counts and the trace. */
+static int flood_and_count(struct cgt_instance *inst, char *trace,
+			   struct counts *c)
+{
+	pthread_t t[WRITERS];
+	const char *p;
+	void *ret;
+	int i, err = 0;
+
+	for (i = 0; i < WRITERS; i++)
+		if (pthread_create(&t[i], NULL, flood, inst))
+			return -1;
+	for (i = 0; i < WRITERS; i++) {
+		pthread_join(t[i], &ret);
+		err |= ret != NULL;
+	}
+	cgt_instance_write(inst, "tracing_on", "0");
+
+	c->accepted = stat_of(inst, "accepted");
+	c->recorded = stat_of(inst, "recorded");
+	c->dropped = stat_of(inst, "buffer_dropped");
+	c->limited = stat_of(inst, "rate_limited");
+	c->reported = stat_of(inst, "lost_reported");
+	c->pending = stat_of(inst, "lost_pending");
+	trace_of(inst, trace);
+	c->events = count_of(trace, "instant: f ") +
+		    count_of(trace, "counter: k=") +
+		    count_of(trace, "begin: s ") + count_of(trace, "end: s ");
+	c->lost_sum = 0;
+	for (p = trace; (p = strstr(p, "lost: count=")); p++)
+		c->lost_sum += atoll(p + 12);
+	return err ? -1 : 0;
+}
+
+TEST_F_TIMEOUT(um, exact_counts_when_the_buffer_overflows, 300)
+{
+	struct counts c;
+
+	/* Small buffer, no overwrite, no rate limit */
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "buffer_size_kb", "8"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/overwrite", "0"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "0"));
+	ASSERT_EQ(0, flood_and_count(&self->inst, self->trace, &c));
+	TH_LOG("accepted %lld recorded %lld buffer_dropped %lld",
+	       c.accepted, c.recorded, c.dropped);
+	EXPECT_EQ(WRITERS * WRITES * PER_WRITE, c.accepted);
+	EXPECT_EQ(c.accepted, c.recorded + c.dropped);
+	EXPECT_LT(0, c.dropped);
+	EXPECT_EQ(0, c.limited);
+	/* What the buffer holds is what the counts say. */
+	EXPECT_EQ(c.recorded, c.events);
+}
+
+TEST_F_TIMEOUT(um, exact_counts_when_rate_limited, 300)
+{
+	struct counts c;
+
+	/* Room for everything, a tight limit */
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "buffer_size_kb", "1024"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/overwrite", "0"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "1000 200"));
+	ASSERT_EQ(0, flood_and_count(&self->inst, self->trace, &c));
+	TH_LOG("accepted %lld recorded %lld rate_limited %lld lost_reported %lld lost_pending %lld",
+	       c.accepted, c.recorded, c.limited, c.reported, c.pending);
+	EXPECT_EQ(WRITERS * WRITES * PER_WRITE, c.accepted + c.limited);
+	EXPECT_EQ(c.accepted, c.recorded + c.dropped);
+	EXPECT_EQ(c.limited, c.reported + c.pending);
+	EXPECT_LT(0, c.limited);
+	EXPECT_LT(0, c.reported);
+	EXPECT_EQ(c.recorded, c.events);
+	/* The lost events in the trace add up to the count reported. */
+	EXPECT_EQ(c.reported, c.lost_sum);
+}
+
+TEST_F_TIMEOUT(um, thread_exit_ends_open_spans, 180)
+{
+	struct writer_arg a = { &self->inst, "B|1|t-outer\nB|1|t-inner\n" };
+	pthread_t t;
+	char want[64];
+	long in, out;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, write_and_exit, &a));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	trace_of(&self->inst, self->trace);
+	in = line_at(self->trace, "end: t-inner depth=1");
+	out = line_at(self->trace, "end: t-outer depth=0");
+	ASSERT_LE(0, in) TH_LOG("%s", self->trace);
+	ASSERT_LE(0, out);
+	EXPECT_LT(in, out);
+	snprintf(want, sizeof(want), "-%d ", a.tid);
+	EXPECT_TRUE(line_has(self->trace, "end: t-inner", " exited"));
+	EXPECT_TRUE(line_has(self->trace, "end: t-outer", " exited"));
+	EXPECT_TRUE(line_has(self->trace, "end: t-inner", want));
+}
+
+/* prctl() is variadic: every argument must be a full unsigned long. */
+static int um_prctl(unsigned long kind, const void *name, unsigned long value,
+		    unsigned long arg5)
+{
+	return prctl(PR_TRACE_USER_MARKER, kind, (unsigned long)name, value,
+		     arg5);
+}
+
+TEST_F_TIMEOUT(um, prctl_path, 180)
+{
+	char name[200];
+
+	/* Off by default: accepted, not recorded */
+	EXPECT_EQ(0, um_prctl(PR_TRACE_MARKER_INSTANT, "p-not-opted-in", 0, 0));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/user_events_prctl", "1"));
+	EXPECT_EQ(0, um_prctl(PR_TRACE_MARKER_BEGIN, "p-span", 0, 0));
+	EXPECT_EQ(0, um_prctl(PR_TRACE_MARKER_COUNTER, "p-count", 77, 0));
+	EXPECT_EQ(0, um_prctl(PR_TRACE_MARKER_END, NULL, 0, 0));
+	EXPECT_EQ(-1, um_prctl(9, "x", 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, um_prctl(PR_TRACE_MARKER_INSTANT, "x", 0, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, um_prctl(PR_TRACE_MARKER_INSTANT, (const void *)8, 0, 0));
+	EXPECT_EQ(EFAULT, errno);
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	EXPECT_EQ(-1, um_prctl(PR_TRACE_MARKER_INSTANT, name, 0, 0));
+	EXPECT_EQ(ENAMETOOLONG, errno);
+	EXPECT_EQ(-1, um_prctl(PR_TRACE_MARKER_INSTANT, "a\tb", 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+
+	trace_of(&self->inst, self->trace);
+	EXPECT_EQ(0, count_of(self->trace, "p-not-opted-in"));
+	EXPECT_LE(0, line_at(self->trace, "begin: p-span depth=0"));
+	EXPECT_LE(0, line_at(self->trace, "counter: p-count=77"));
+	EXPECT_LE(0, line_at(self->trace, "end: p-span depth=0"));
+}
+
+TEST_F_TIMEOUT(um, top_level_write_reaches_enabled_instances, 180)
+{
+	struct cgt_instance off;
+	char *other;
+
+	ASSERT_EQ(0, cgt_instance_create(&off, "um-off"));
+	other = malloc(TRACE_BUF);
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, cgt_write_file_flags(CGT_TRACEFS "/user_events",
+					  "I|1|via-top\n", 12, 0));
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|via-own\n"));
+	trace_of(&self->inst, self->trace);
+	trace_of(&off, other);
+	EXPECT_EQ(1, count_of(self->trace, "via-top"));
+	EXPECT_EQ(1, count_of(self->trace, "via-own"));
+	EXPECT_EQ(0, count_of(other, "via-"));
+	/* An instance's own file reaches that instance only. */
+	ASSERT_EQ(0, cgt_instance_write(&off, "events/user_markers/enable", "1"));
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|own-again\n"));
+	trace_of(&off, other);
+	EXPECT_EQ(0, count_of(other, "own-again"));
+	EXPECT_EQ(0, cgt_instance_destroy(&off));
+	free(other);
+}
+
+struct top_writer {
+	volatile int stop;
+	long writes;
+};
+
+static void *write_top(void *p)
+{
+	struct top_writer *w = p;
+	int fd = open(CGT_TRACEFS "/user_events", O_WRONLY);
+
+	if (fd < 0)
+		return (void *)1;
+	while (!w->stop) {
+		if (write(fd, "B|1|churn\nI|1|churn\nE|1\n", 24) != 24)
+			return (void *)2;
+		w->writes++;
+	}
+	close(fd);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(um, instance_removal_with_writers, 300)
+{
+	struct top_writer w = {};
+	struct cgt_instance tmp;
+	char p[PATH_MAX];
+	pthread_t t;
+	void *ret;
+	int fd, i;
+
+	/* An open user_events holds its instance. */
+	fd = open(cgt_instance_file(&self->inst, "user_events", p, sizeof(p)), O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, rmdir(self->inst.path));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(6, write(fd, "I|1|x\n", 6));
+	close(fd);
+
+	/* Top-level writes fan out while instances come and go. */
+	ASSERT_EQ(0, pthread_create(&t, NULL, write_top, &w));
+	/* Each round creates ~1500 event files: few rounds on a debug VM */
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, cgt_instance_create(&tmp, "um-churn"));
+		ASSERT_EQ(0, cgt_instance_write(&tmp, "events/user_markers/enable", "1"));
+		usleep(50000);
+		ASSERT_EQ(0, cgt_instance_destroy(&tmp));
+	}
+	w.stop = 1;
+	ASSERT_EQ(0, pthread_join(t, &ret));
+	EXPECT_EQ(NULL, ret);
+	EXPECT_LT(0, w.writes);
+	trace_of(&self->inst, self->trace);
+	EXPECT_LT(0, count_of(self->trace, "churn"));
+}
+
+TEST_HARNESS_MAIN
