@@ -72,7 +72,9 @@ void debug_msg(const char *fmt, ...)
 void str_list_add(struct str_list *l, const char *s)
 {
 	l->v = realloc(l->v, (l->n + 2) * sizeof(*l->v));
-	if (!l->v || !(l->v[l->n] = strdup(s))) {
+	if (l->v)
+		l->v[l->n] = strdup(s);
+	if (!l->v || !l->v[l->n]) {
 		err_msg("out of memory");
 		exit(1);
 	}

@@ -61,7 +61,7 @@ struct cg_sampler {
 
 static struct cpu_stats cpus[MAX_CPUS];
 static int ncpus;
-static volatile pid_t child_pid;
+static volatile sig_atomic_t child_pid;	/* trace-cmd, for the handler */
 
 static void record_usage(FILE *f)
 {

@@ -63,8 +63,9 @@ int cmd_reset(int argc, char **argv)
 	ret |= reset_file(inst, "options/user_events_prctl", "0");
 	ret |= reset_file(inst, "user_events_rate", TFS_USER_EVENTS_RATE_DEFAULT);
 	/* counts, not a filter: a kernel that cannot zero them is no error */
-	if (tfs_has(inst, "user_events_stats") &&
-	    (err = tfs_write(inst, "user_events_stats", "0", true)))
+	err = tfs_has(inst, "user_events_stats") ?
+	      tfs_write(inst, "user_events_stats", "0", true) : 0;
+	if (err)
 		err_msg("warning: cannot zero user_events_stats: %s", strerror(-err));
 	if (!ret)
 		printf("instance %s: filters cleared\n", tfs_instance_label(inst));
