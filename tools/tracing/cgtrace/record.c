@@ -447,6 +447,22 @@ static void sampler_close(struct cg_sampler *cs)
 	free(cs->seen);
 }
 
+/* out_dir - the directory of the output file */
+static const char *out_dir(const char *output)
+{
+	static char dir[4096];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", output);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return ".";
+	if (slash == dir)
+		slash++;
+	*slash = '\0';
+	return dir;
+}
+
 /* trace_cmd_argv - "trace-cmd record" arguments for the session */
 static char **trace_cmd_argv(struct tracefs_instance *inst, struct rec_session *s)
 {
@@ -459,6 +475,9 @@ static char **trace_cmd_argv(struct tracefs_instance *inst, struct rec_session *
 		str_list_add(&a, "-q");
 	str_list_add(&a, "-o");
 	str_list_add(&a, s->output);
+	/* trace-cmd's per-CPU temp files go next to the output, not in cwd */
+	str_list_add(&a, "--temp");
+	str_list_add(&a, out_dir(s->output));
 	if (inst) {
 		str_list_add(&a, "-B");
 		str_list_add(&a, tracefs_instance_get_name(inst));

@@ -236,7 +236,8 @@ int cmd_run(int argc, char **argv)
 		err_msg("the command did not run (trace-cmd status %d)", ret);
 		return 1;
 	}
-	return status;
+	/* a failed recording must not look like success */
+	return status ? status : ret ? 1 : 0;
 }
 
 /*
