@@ -17,10 +17,11 @@
  *   skip CASE REASON...
  *
  * usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS]
- *                 [-m MARKERS] [-M]
+ *                 [-m MARKERS] [-M] [-N] [-b KB]
  * -s, -p, -m: operations per sub-batch (syscalls, ping-pong round trips,
  * marker operations; a 16-record batch counts 4); -k sub-batches per
- * sample (8); -r rounds (8); -M memory only.
+ * sample (8); -r rounds (8); -M memory only; -N no memory; -b the instance's
+ * buffer_size_kb (default: the kernel's).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -691,10 +692,12 @@ int main(int argc, char **argv)
 {
 	long ns = 1000, np = 10, nm = 200;
 	int rounds = 8, opt, r, i;
+	const char *bufkb = NULL;
+	int no_memory = 0;
 	double t0;
 	struct utsname u;
 
-	while ((opt = getopt(argc, argv, "r:s:p:m:k:M")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:p:m:k:MNb:")) != -1) {
 		switch (opt) {
 		case 'r':
 			rounds = atoi(optarg);
@@ -708,8 +711,14 @@ int main(int argc, char **argv)
 		case 'm':
 			nm = atol(optarg);
 			break;
+		case 'b':
+			bufkb = optarg;
+			break;
 		case 'M':
 			rounds = -1;	/* memory only */
+			break;
+		case 'N':
+			no_memory = 1;
 			break;
 		case 'k':
 			nr_sub = atoi(optarg);
@@ -717,7 +726,7 @@ int main(int argc, char **argv)
 				die("-k: 1 to %d sub-batches", MAX_SUB);
 			break;
 		default:
-			die("usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS] [-m MARKERS] [-M]");
+			die("usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS] [-m MARKERS] [-M] [-N] [-b KB]");
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -734,6 +743,8 @@ int main(int argc, char **argv)
 	rmdir(INST);
 	if (mkdir(INST, 0755))
 		die("mkdir %s: %s", INST, strerror(errno));
+	if (bufkb)
+		must_write(INST "/buffer_size_kb", bufkb);
 	has_cgfilter = exists(INST "/set_event_cgroup");
 	has_markers = exists(INST "/user_events");
 	printf("info has_cgroup_filter %d\n", has_cgfilter);
@@ -779,7 +790,8 @@ int main(int argc, char **argv)
 	printf("info seconds_applying syscall %.1f pingpong %.1f marker %.1f\n",
 	       apply_ns[K_SYSCALL] / 1e9, apply_ns[K_PINGPONG] / 1e9,
 	       apply_ns[K_MARKER] / 1e9);
-	measure_memory();
+	if (!no_memory)
+		measure_memory();
 
 	close(ping[1]);
 	waitpid(partner, NULL, 0);

@@ -44,6 +44,7 @@ class Kernel:
         self.name = name
         self.boots = []
         self.events, self.info, self.mem, self.skips = {}, {}, {}, {}
+        self.releases = set()
         for p in files:
             s, ev, info, mem, skips = load(p)
             if "done" not in info:
@@ -55,6 +56,7 @@ class Kernel:
                 self.mem.setdefault(k, []).extend(v)
             self.info.update(info)
             self.skips.update(skips)
+            self.releases.add(info.get("kernel", "?"))
 
     def per_round(self, fn):
         """[[fn(round samples) for each round] for each boot]"""
@@ -105,30 +107,29 @@ def verdict(ratio, lo, hi, target):
 
 
 def ratio_in(k, num, den):
-    """within one kernel: pooled median(num)/median(den); spread per boot"""
-    a, b = stat(k, num), stat(k, den)
-    if not a or not b or b[0] == 0:
+    """within one kernel: num/den per round; pooled median, per-boot spread"""
+    st = stat(k, lambda s: num(s) / den(s))
+    if not st:
         return None
-    per = [x / y for x, y in zip(a[1], b[1]) if y]
-    return a[0] / b[0], min(per), max(per), min(a[2], b[2])
-
-
-def ratio_x(ka, kb, fn):
-    """patched/vanilla of the same quantity; spread per boot pair"""
-    a, b = stat(ka, fn), stat(kb, fn)
-    if not a or not b or b[0] == 0:
-        return None
-    per = [x / y for x, y in zip(a[1], b[1]) if y]
-    return a[0] / b[0], min(per), max(per), min(a[2], b[2])
+    return st[0], min(st[1]), max(st[1]), st[2]
 
 
 def ratio_xx(ka, fa, kb, fb):
-    """fa on kernel ka / fb on kernel kb; spread per boot pair"""
+    """fa on kernel ka / fb on kernel kb: per boot pair (i-th boot of each,
+    booted one after the other), the ratio of the per-boot medians; median
+    and min-max over the pairs, n the number of pairs"""
     a, b = stat(ka, fa), stat(kb, fb)
-    if not a or not b or b[0] == 0:
+    if not a or not b:
         return None
     per = [x / y for x, y in zip(a[1], b[1]) if y]
-    return a[0] / b[0], min(per), max(per), min(a[2], b[2])
+    if not per:
+        return None
+    return statistics.median(per), min(per), max(per), len(per)
+
+
+def ratio_x(ka, kb, fn):
+    """patched/vanilla of the same quantity"""
+    return ratio_xx(ka, fn, kb, fn)
 
 
 SUMMARY = []
@@ -237,13 +238,11 @@ def config_lines(name):
         return []
 
 
-def built_with(variant, opt):
-    """is @opt (CONFIG_X=y) set in the measured kernel's .config"""
-    try:
-        with open(os.path.join(TOP, "build/obj", variant, ".config")) as f:
-            return any(l.strip() == opt for l in f)
-    except OSError:
-        return False
+def in_measured(k, opt):
+    """did the measured patched kernel have what @opt adds"""
+    if "USER_MARKERS" in opt:
+        return k.info.get("has_user_events") == "1"
+    return True
 
 
 def summary(pk, vk):
@@ -329,23 +328,32 @@ def main():
           "event enabled minus ns/op of the same loop with nothing enabled "
           "(`sc_off`), paired round by round. A sample is the fastest of "
           "the case's sub-batches in one round (host load only adds time). "
-          "*median* is over all rounds of all boots of the kernel, *min-max* "
-          "the range of the per-boot medians (for patched/vanilla ratios: "
-          "of the boot pairs, the kernels booted alternately), *n* the "
-          "number of rounds. *met* means the median is within the target; "
+          "Within one kernel, the ratio is taken per round; *median* is over "
+          "all rounds of all boots of the kernel, *min-max* the range of "
+          "the per-boot medians, *n* the number of rounds. For patched/"
+          "vanilla ratios the unit is a boot pair (the i-th boot of each "
+          "kernel, booted one after the other): the ratio of their per-boot "
+          "medians; *median* and *min-max* are over the pairs and *n* is "
+          "the number of pairs. *met* means the median is within the target; "
           "\"spread crosses\" that some boots were on the other side. "
           "Patched/vanilla ratios compare different boots, so they carry "
           "the boot-to-boot noise visible in their min-max.", ""]
 
     o += ["## Setup", ""]
     o.append("- Kernels: patched `%s`, vanilla `%s`." %
-             (pk.info.get("kernel", "?"), vk.info.get("kernel", "?")))
+             (" / ".join(sorted(pk.releases)) or "?",
+              " / ".join(sorted(vk.releases)) or "?"))
+    if len(pk.releases) > 1 or len(vk.releases) > 1:
+        o.append("- **Warning:** a kernel image changed during the run "
+                 "(several builds above); rerun `make bench` when no build "
+                 "is in progress.")
     o.append("- Config: `make tinyconfig` + `config/base.config` for both, "
              "+ `config/cgtrace.config` (%s) for the patched kernel; "
              "production build, no debug options (SLOB, PREEMPT_VOLUNTARY, "
              "HZ=250, as tinyconfig and the base fragment give)." %
-             ", ".join("`%s`%s" % (l, "" if built_with("cgtrace", l) else
-                                   " (not yet in the measured kernel)")
+             ", ".join("`%s`%s" % (l, "" if in_measured(pk, l) else
+                                   " (not in the measured kernel: it has "
+                                   "no `user_events` file)")
                        for l in config_lines("cgtrace.config")))
     o.append("- QEMU (from scripts/vm-run): %s; the guest benchmark pins "
              "itself (and its ping-pong partner) to CPU 0." % qemu_settings())
@@ -382,8 +390,10 @@ def main():
         return lambda s: fn(s) / s[ref]
 
     R = []
-    R.append(("event cost, patched / vanilla (host-speed normalised)",
-              ratio_x(pk, vk, norm(on, "sc_user")), 1.02, None))
+    R.append(("event cost, patched / vanilla, in bare syscalls of the "
+              "same boot", ratio_x(pk, vk, norm(on, "sc_off")), 1.02, None))
+    R.append(("event cost, patched / vanilla, normalised by the user loop",
+              ratio_x(pk, vk, norm(on, "sc_user")), None, None))
     R.append(("event cost, patched / vanilla (raw)", ratio_x(pk, vk, on),
               None, None))
     R.append(("syscall with no event (`sc_off`), patched / vanilla "
@@ -396,10 +406,13 @@ def main():
                "Per-event cost (`sc_on - sc_off`) with no pid or cgroup "
                "list in any instance: the static key is off. Patched and "
                "vanilla run in different boots, and the host's speed "
-               "changes from boot to boot (other sessions' builds): each "
-               "round also times a pure user-space loop (`sc_user`, "
-               "`pp_user`, no kernel code), and the normalised rows divide "
-               "by it before comparing kernels.", R)
+               "changes from boot to boot (other sessions' builds and VMs): "
+               "the first row divides each round's event cost by the bare "
+               "syscall (`sc_off`) of the same round, kernel code that the "
+               "patch does not touch (the static key is off), which tracks "
+               "the host's memory-bound slowdowns best; each round also "
+               "times a pure user-space loop (`sc_user`, `pp_user`, no "
+               "kernel code), the other normalisation.", R)
 
     R = [("cgroup filter matching the task / no filter (patched)",
           ratio_in(pk, cost("sc_cg_match"), on), 1.03, None),
@@ -504,11 +517,11 @@ def main():
     o += table("6. Markers", intro, R)
 
     o += ["", "## 7. Memory", "",
-          "Delta of `/proc/meminfo` Slab + VmallocUsed + Percpu around the "
-          "write of a list to the file (median of 5 writes per boot; "
-          "medians over boots shown). The kernel uses SLOB, whose Slab "
-          "counts whole pages: allocations below a page can hide in a "
-          "partly used page, so a list of 1 may show 0.", "",
+          "Measured in the first boot of each kernel: the %s. The kernel "
+          "uses SLOB, whose Slab counts whole pages: allocations below a "
+          "page can hide in partly used pages, so a small list may show "
+          "0; the 8 instances make the larger ones add up to pages." %
+          pk.info.get("memory_method", "?"), "",
           "| quantity | patched | vanilla |", "|---|---|---|"]
 
     def mem(k, key):
