@@ -14,7 +14,11 @@ cgroups+=(cgt-mnoise)
 sh -c "echo \$\$ > $CG/cgt-mnoise/cgroup.procs; while :; do echo 'I|0|noisemark' > $T/user_events; sleep 0.1; done" &
 bg_pids+=($!)
 
-"$CGTRACE" run -o "$work/gc.dat" -- sh -c "$TOOLS/toy_gc 4 4 6; echo 'E|0|stray' > $T/user_events" \
+# toy_gc, a stray end, and 34 nested spans (past the 32 tracked ones)
+deep=$(for i in $(seq 34); do printf 'B|0|d%d\\n' $i; done)
+ends=$(for i in $(seq 34); do printf 'E|0\\n'; done)
+"$CGTRACE" run -o "$work/gc.dat" -- sh -c "$TOOLS/toy_gc 4 4 6; echo 'E|0|stray' > $T/user_events
+	printf '$deep' > $T/user_events; printf '$ends' > $T/user_events" \
 	2>"$work/err" || { cat "$work/err"; fail "cgtrace run toy_gc failed"; }
 report "$work/gc.dat" >"$work/gc.txt"
 grep 'user_markers\|begin:\|end:\|counter:' "$work/gc.txt" | head -12
@@ -24,7 +28,13 @@ have 4 'end: +mark depth=1 dur=' "$work/gc.txt" || fail "nested mark spans missi
 have 4 'begin: +sweep depth=1' "$work/gc.txt" || fail "sweep begins missing"
 have 4 'counter: +heap_kb=[0-9]+' "$work/gc.txt" || fail "heap counter missing"
 have 1 'end: +stray depth=0 unmatched' "$work/gc.txt" || fail "unmatched end not flagged"
+have 1 'end: +d1 depth=0 dur=' "$work/gc.txt" || fail "the outermost of 34 nested spans has no end"
+have 1 'end: .*untracked' "$work/gc.txt" || fail "no untracked end past 32 nested spans"
 pass "plugin prints spans, counters and flags"
+# without plugins trace-cmd prints the kernel's raw format: the plugin did it
+TRACEEVENT_PLUGIN_DIR= trace-cmd report -N "$work/gc.dat" 2>/dev/null >"$work/raw.txt"
+grep -q 'end: .*dur=[0-9.]*ms' "$work/raw.txt" && fail "trace-cmd report -N prints dur=...ms too: the plugin is not what formats it"
+pass "the plugin, not trace-cmd, formats the marker events"
 
 # sweep sleeps 6 ms: a gc span is mostly off the CPU
 awk '/end: +sweep/ { split($0, a, "dur="); split(a[2], d, "ms")

@@ -7,6 +7,7 @@
  *	begin: gc depth=0 tgid=312
  *	end: gc depth=0 dur=12.345ms cpu=3.210ms tgid=312
  *	end: gc depth=0 dur=1.000ms cpu=0.200ms exited tgid=312
+ *	end: (none) depth=0 unmatched tgid=312
  *	counter: heap_kb=5120 tgid=312
  *	lost: count=17 tgid=312
  */
@@ -18,6 +19,9 @@
 
 #define UM_FLAG_UNMATCHED	1
 #define UM_FLAG_EXITED		2
+#define UM_FLAG_UNTRACKED	4
+#define UM_FLAGS_NO_TIME	(UM_FLAG_UNMATCHED | UM_FLAG_UNTRACKED)
+#define UM_FLAGS_KNOWN		(UM_FLAGS_NO_TIME | UM_FLAG_EXITED)
 
 /* um_num - an integer field, 0 when the event has no such field */
 static long long um_num(struct tep_event *event, struct tep_record *record,
@@ -73,7 +77,8 @@ static int um_end(struct trace_seq *s, struct tep_record *record,
 
 	um_name(s, event, record, "(none)");
 	trace_seq_printf(s, " depth=%lld", um_num(event, record, "depth"));
-	if (!(flags & UM_FLAG_UNMATCHED)) {
+	/* unmatched and untracked ends carry no times */
+	if (!(flags & UM_FLAGS_NO_TIME)) {
 		um_ms(s, "dur", um_num(event, record, "duration_ns"));
 		um_ms(s, "cpu", um_num(event, record, "cpu_ns"));
 	}
@@ -81,7 +86,9 @@ static int um_end(struct trace_seq *s, struct tep_record *record,
 		trace_seq_puts(s, " unmatched");
 	if (flags & UM_FLAG_EXITED)
 		trace_seq_puts(s, " exited");
-	if (flags & ~(long long)(UM_FLAG_UNMATCHED | UM_FLAG_EXITED))
+	if (flags & UM_FLAG_UNTRACKED)
+		trace_seq_puts(s, " untracked");
+	if (flags & ~(long long)UM_FLAGS_KNOWN)
 		trace_seq_printf(s, " flags=0x%llx", flags);
 	um_tgid(s, event, record);
 	return 0;
