@@ -13,7 +13,7 @@ mkdir -p $CG/cgt-a/sub
 cgroups=(cgt-a/sub "${cgroups[@]}")
 cp /bin/true "$work/subbin"
 cp /bin/sleep "$work/outsidesleep"
-sh -c "echo \$\$ > $CG/cgt-a/sub/cgroup.procs; while :; do $work/subbin; sleep 0.1; done" &
+sh -c "echo \$\$ > $CG/cgt-a/sub/cgroup.procs; while :; do $work/subbin; sleep 0.5; done" &
 bg_pids+=($!)
 sleep 0.2
 
@@ -22,8 +22,8 @@ sleep 0.2
 mkdir $T/instances/cgt_rec || fail "cannot make an instance"
 trap 'rmdir $T/instances/cgt_rec 2>/dev/null; cleanup' EXIT
 "$CGTRACE" record -q -G /cgt-a -X /cgt-a/sub -B cgt_rec -o "$work/a.dat" \
-	-e sched:sched_process_exec --trace-cmd -b 3000 -- \
-	sh -c "$work/outsidesleep 1; cat $T/instances/cgt_rec/set_event_cgroup >$work/seen
+	-e sched:sched_process_exec --trace-cmd -b 600 -- \
+	sh -c "$work/outsidesleep 2; cat $T/instances/cgt_rec/set_event_cgroup >$work/seen
 		cat $T/instances/cgt_rec/set_event_notrace_cgroup >>$work/seen
 		cat $T/instances/cgt_rec/buffer_size_kb >$work/bufsize"
 rc=$?
@@ -32,8 +32,8 @@ rc=$?
 	fail "while recording, set_event_cgroup and set_event_notrace_cgroup were '$(cat "$work/seen")', want /cgt-a, /cgt-a/sub"
 pass "the instance's cgroup files are set while recording"
 # the kernel rounds the size up to whole pages
-awk '{ exit !($1 >= 3000 && $1 < 3100) }' "$work/bufsize" ||
-	fail "--trace-cmd -b 3000 did not reach trace-cmd (buffer_size_kb $(cat "$work/bufsize"))"
+awk '{ exit !($1 >= 600 && $1 < 700) }' "$work/bufsize" ||
+	fail "--trace-cmd -b 600 did not reach trace-cmd (buffer_size_kb $(cat "$work/bufsize"))"
 pass "--trace-cmd passes options through"
 grep -q '^[0-9]* /cgt-a$' "$work/a.dat.cgroups" ||
 	fail "a.dat.cgroups lists no task of /cgt-a"
