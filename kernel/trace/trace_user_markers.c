@@ -131,6 +131,8 @@ struct trace_user_markers {
 	spinlock_t			lock;	/* table inserts and removals */
 	struct hlist_head		threads[1 << UM_HASH_BITS];
 	struct hlist_head		groups[1 << UM_HASH_BITS];
+	atomic_t			nr_threads;	/* in threads[] */
+	atomic_t			nr_groups;	/* in groups[] */
 	struct um_stats __percpu	*stats;
 };
 
@@ -548,6 +550,7 @@ static struct um_thread *um_thread_get(struct trace_user_markers *um)
 		return NULL;
 	th->task = current;
 	atomic_inc(&um_nr_states);
+	atomic_inc(&um->nr_threads);
 	spin_lock(&um->lock);
 	hlist_add_head_rcu(&th->node,
 			   &um->threads[hash_ptr(current, UM_HASH_BITS)]);
@@ -595,6 +598,7 @@ static struct um_group *um_group_get(struct trace_user_markers *um, u64 limit)
 		hlist_add_head_rcu(&g->node,
 				   &um->groups[hash_ptr(sig, UM_HASH_BITS)]);
 		atomic_inc(&um_nr_states);
+		atomic_inc(&um->nr_groups);
 	}
 	spin_unlock(&um->lock);
 	if (other) {
@@ -1089,7 +1093,7 @@ static ssize_t um_stats_read(struct file *filp, char __user *ubuf, size_t cnt,
 	struct trace_array *tr = filp->private_data;
 	struct trace_user_markers *um = tr->user_markers;
 	struct um_stats t = {};
-	char buf[320];
+	char buf[384];
 	int cpu, len;
 
 	for_each_possible_cpu(cpu) {
@@ -1105,11 +1109,13 @@ static ssize_t um_stats_read(struct file *filp, char __user *ubuf, size_t cnt,
 	len = scnprintf(buf, sizeof(buf),
 			"accepted %llu\nrecorded %llu\nbuffer_dropped %llu\n"
 			"rate_limited %llu\nlost_reported %llu\nlost_pending %llu\n"
-			"filtered %llu\nrejected %llu\n",
+			"filtered %llu\nrejected %llu\n"
+			"span_states %d\nrate_states %d\n",
 			t.recorded + t.buffer_dropped, t.recorded,
 			t.buffer_dropped, t.rate_limited, t.lost_reported,
 			t.rate_limited - t.lost_reported, t.filtered,
-			t.rejected);
+			t.rejected, atomic_read(&um->nr_threads),
+			atomic_read(&um->nr_groups));
 	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
 }
 
@@ -1251,6 +1257,7 @@ static void um_thread_exit(struct trace_user_markers *um,
 	hlist_del_rcu(&th->node);
 	spin_unlock(&um->lock);
 	kfree_rcu(th, rcu);
+	atomic_dec(&um->nr_threads);
 	atomic_dec(&um_nr_states);
 }
 
@@ -1287,6 +1294,7 @@ static void um_group_exit(struct trace_user_markers *um,
 			this_cpu_add(um->stats->lost_reported, lost);
 	}
 	kfree_rcu(g, rcu);
+	atomic_dec(&um->nr_groups);
 	atomic_dec(&um_nr_states);
 }
 

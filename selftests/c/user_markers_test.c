@@ -558,6 +558,11 @@ TEST_F_TIMEOUT(um, thread_exit_ends_open_spans, 180)
 
 	ASSERT_EQ(0, pthread_create(&t, NULL, write_and_exit, &a));
 	ASSERT_EQ(0, pthread_join(t, NULL));
+	/* The thread's span state went with it; the group's stays. */
+	EXPECT_EQ(0, stat_of(&self->inst, "span_states"));
+	EXPECT_EQ(1, stat_of(&self->inst, "rate_states"));
+	ASSERT_EQ(0, um_write(&self->inst, "B|1|main-open\n"));
+	EXPECT_EQ(1, stat_of(&self->inst, "span_states"));
 	trace_of(&self->inst, self->trace);
 	in = line_at(self->trace, "end: t-inner depth=1");
 	out = line_at(self->trace, "end: t-outer depth=0");
