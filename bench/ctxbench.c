@@ -105,7 +105,8 @@ static struct bcase cases[] = {
 	{ "mk_batch16_off",	K_MARKER, EV_NONE, .mk = MK_BATCH },
 };
 
-#define NR_CASES	(sizeof(cases) / sizeof(cases[0]))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NR_CASES	ARRAY_SIZE(cases)
 
 static int has_cgfilter, has_markers;
 static pid_t self, partner;
@@ -650,8 +651,8 @@ static int nr_sub = 8;
 
 static void run_round(enum kind kind, int round, long ns, long np, long nm)
 {
-	static double sub[sizeof(cases) / sizeof(cases[0])][MAX_SUB];
-	static long long evs[sizeof(cases) / sizeof(cases[0])];
+	static double sub[NR_CASES][MAX_SUB];
+	static long long evs[NR_CASES];
 	int n = NR_CASES, i, j;
 	long long ev0;
 	double t;
@@ -659,7 +660,8 @@ static void run_round(enum kind kind, int round, long ns, long np, long nm)
 	memset(evs, 0, sizeof(evs));
 	for (j = 0; j < nr_sub; j++) {
 		for (i = 0; i < n; i++) {
-			struct bcase *c = &cases[j & 1 ? n - 1 - i : i];
+			int k = (j & 1) ? n - 1 - i : i;
+			struct bcase *c = &cases[k];
 			long m = iters(c, ns, np, nm);
 
 			if (c->kind != kind || c->skip)
