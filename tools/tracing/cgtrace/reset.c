@@ -18,7 +18,8 @@ static void reset_usage(FILE *f)
 "INSTANCE is omitted or \"top\"): empty the four pid and four cgroup\n"
 "files, turn options/event-fork, options/function-fork and\n"
 "options/user_events_prctl off, write the documented default\n"
-"\"" TFS_USER_EVENTS_RATE_DEFAULT "\" to user_events_rate and zero user_events_stats.\n"
+"\"" TFS_USER_EVENTS_RATE_DEFAULT "\" to user_events_rate. user_events_stats\n"
+"is left alone: the kernel never resets it (compare two readings).\n"
 "Files the kernel does not have are skipped.\n"
 "\n"
 "exit status: 0, or 1 when a file could not be written.\n");
@@ -41,7 +42,7 @@ static int reset_file(struct tracefs_instance *inst, const char *file,
 int cmd_reset(int argc, char **argv)
 {
 	struct tracefs_instance *inst;
-	int i, err, ret = 0;
+	int i, ret = 0;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		reset_usage(stdout);
@@ -62,11 +63,6 @@ int cmd_reset(int argc, char **argv)
 	ret |= reset_file(inst, "options/function-fork", "0");
 	ret |= reset_file(inst, "options/user_events_prctl", "0");
 	ret |= reset_file(inst, "user_events_rate", TFS_USER_EVENTS_RATE_DEFAULT);
-	/* counts, not a filter: a kernel that cannot zero them is no error */
-	err = tfs_has(inst, "user_events_stats") ?
-	      tfs_write(inst, "user_events_stats", "0", true) : 0;
-	if (err)
-		err_msg("warning: cannot zero user_events_stats: %s", strerror(-err));
 	if (!ret)
 		printf("instance %s: filters cleared\n", tfs_instance_label(inst));
 	tfs_instance_put(inst, false);
