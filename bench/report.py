@@ -318,6 +318,11 @@ def summary(pk, vk):
                        "TCG a probe call is not free%s" %
                        (" (the 4 switch probes alone: %.3f)" % fcg[0]
                         if fcg else ""))
+            vp = ratio_in(vk, lambda s: s["pp_pid"], lambda s: s["pp_off"])
+            if vp:
+                why.append("vanilla's own set_event_pid costs %.3f "
+                           "(%.3f-%.3f) of an unfiltered round trip in the "
+                           "same measure" % vp[:3])
         if q == "4" and "vanilla" in what:
             same = ratio_x(pk, vk, lambda s: s["pp_off"] / s["pp_user"])
             if same:
