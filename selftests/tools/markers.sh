@@ -36,6 +36,33 @@ TRACEEVENT_PLUGIN_DIR= trace-cmd report -N "$work/gc.dat" 2>/dev/null >"$work/ra
 grep -q 'end: .*dur=[0-9.]*ms' "$work/raw.txt" && fail "trace-cmd report -N prints dur=...ms too: the plugin is not what formats it"
 pass "the plugin, not trace-cmd, formats the marker events"
 
+# cgtrace run recorded into an instance (cgtrace-PID), not the top-level
+# buffer: report and export must read the instance's buffer of gc.dat
+"$CGTRACE" report -i "$work/gc.dat" >"$work/rep.txt" 2>"$work/rep.err" ||
+	{ cat "$work/rep.err"; fail "cgtrace report found no markers in the instance buffer"; }
+grep -qE '^trace: .*\(buffers: cgtrace-[0-9]+\)$' "$work/rep.txt" ||
+	{ head -2 "$work/rep.txt"; fail "report did not read (only) the cgtrace-PID instance"; }
+awk '$1 == "gc" && $2 >= 4 { ok = 1 } END { exit !ok }' "$work/rep.txt" ||
+	{ cat "$work/rep.txt"; fail "report: no row with the 4 gc spans"; }
+grep -q '(1 unmatched' "$work/rep.txt" || fail "report: the stray end is not counted as unmatched"
+inst=$(sed -n 's/^trace: .*(buffers: \(cgtrace-[0-9]*\))$/\1/p' "$work/rep.txt")
+"$CGTRACE" report -B "$inst" -i "$work/gc.dat" >"$work/rep2.txt" ||
+	fail "report --buffer $inst failed"
+diff <(sed 1d "$work/rep.txt") <(sed 1d "$work/rep2.txt") >/dev/null ||
+	fail "report --buffer $inst differs from reading all buffers"
+"$CGTRACE" report --buffer top -i "$work/gc.dat" >/dev/null 2>"$work/rep.err" &&
+	fail "report --buffer top found markers in the (unused) top-level buffer"
+grep -q 'no user_markers events' "$work/rep.err" || fail "report --buffer top: no 'no user_markers events' message"
+"$CGTRACE" report --buffer nosuch -i "$work/gc.dat" >/dev/null 2>"$work/rep.err" &&
+	fail "report --buffer nosuch succeeded"
+grep -q "no buffer \"nosuch\".*it has: top, $inst" "$work/rep.err" ||
+	{ cat "$work/rep.err"; fail "report --buffer nosuch: no list of the buffers"; }
+"$CGTRACE" export --chrome "$work/gc.json" -i "$work/gc.dat" 2>"$work/exp.err" ||
+	{ cat "$work/exp.err"; fail "cgtrace export found no markers in the instance buffer"; }
+n=$(grep -c '"ph":"X","name":"gc"' "$work/gc.json")
+[ "$n" -ge 4 ] || fail "export: $n gc spans, expected at least 4"
+pass "report and export read the markers of the cgtrace run instance (--buffer selects one)"
+
 # sweep sleeps 6 ms: a gc span is mostly off the CPU
 awk '/end: +sweep/ { split($0, a, "dur="); split(a[2], d, "ms")
 	split($0, b, "cpu="); split(b[2], c, "ms"); n++; if (d[1] - c[1] < 3) bad++ }

@@ -440,7 +440,7 @@ static int write_json(struct exporter *x, struct trace_file *tf,
 static void export_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cgtrace export --chrome OUT.json [-i FILE] [--wall]\n"
+		"usage: cgtrace export --chrome OUT.json [-i FILE] [-B BUFFER] [--wall]\n"
 		"\n"
 		"  Convert the user_markers and sched_switch events of a trace.dat to the\n"
 		"  Chrome trace event format ({\"traceEvents\": [...]}), which the Perfetto\n"
@@ -454,6 +454,10 @@ static void export_usage(FILE *f)
 		"\n"
 		"  -c, --chrome OUT   the JSON file to write (\"-\": standard output)\n"
 		"  -i, --input FILE   the trace (default: trace.dat)\n"
+		"  -B, --buffer NAME  convert only this buffer of the trace: an instance\n"
+		"                     (\"cgtrace record\" records into one, cgtrace-PID\n"
+		"                     unless -B) or \"top\", the top-level buffer. By\n"
+		"                     default the events of all buffers, merged by time\n"
 		"  -w, --wall         timestamps as the wall clock (gettimeofday()), from\n"
 		"                     \"trace-cmd record --date\" or FILE.clock (lines\n"
 		"                     \"TRACE_NS REALTIME_NS\"); viewers read numbers as\n"
@@ -483,24 +487,28 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "chrome", required_argument, NULL, 'c' },
 		{ "input", required_argument, NULL, 'i' },
+		{ "buffer", required_argument, NULL, 'B' },
 		{ "wall", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *input = "trace.dat", *out = NULL;
+	const char *input = "trace.dat", *out = NULL, *buffer = NULL;
 	struct exporter x = { 0 };
 	struct trace_file tf;
 	bool wall = false;
 	int c, ret = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:i:wh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:B:wh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			out = optarg;
 			break;
 		case 'i':
 			input = optarg;
+			break;
+		case 'B':
+			buffer = optarg;
 			break;
 		case 'w':
 			wall = true;
@@ -522,7 +530,7 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 
-	if (tr_open(&tf, input, wall) < 0)
+	if (tr_open(&tf, input, wall, buffer) < 0)
 		return 1;
 	if (!tf.nr_marker_events) {
 		err_msg("%s: no user_markers events in this trace: record with \"-e user_markers\"\n"

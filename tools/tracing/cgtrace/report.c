@@ -465,7 +465,9 @@ static void print_report(struct report *r, struct trace_file *tf)
 	tr_format_time(tf, tf->first_ts, t0, sizeof(t0));
 	tr_format_time(tf, tf->last_ts, t1, sizeof(t1));
 	tr_format_dur(tf->last_ts - tf->first_ts, d, sizeof(d));
-	printf("trace: %s\n", tf->path);
+	printf("trace: %s (buffers: ", tf->path);
+	tr_print_buffers(tf, stdout);
+	printf(")\n");
 	printf("time:  %s .. %s (%s)%s%s\n", t0, t1, d,
 	       tf->wall ? ", wall clock from " : "",
 	       tf->wall ? tf->wall_source : "");
@@ -587,7 +589,7 @@ static void report_free(struct report *r)
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cgtrace report [-i FILE] [--by name|thread|cgroup] [--wall]\n"
+		"usage: cgtrace report [-i FILE] [-B BUFFER] [--by name|thread|cgroup] [--wall]\n"
 		"\n"
 		"  Statistics of the user-space marker spans in a trace.dat recorded with\n"
 		"  \"-e user_markers\" (Documentation/trace/user-markers.rst): per group the\n"
@@ -598,6 +600,10 @@ static void report_usage(FILE *f)
 		"  (lost events) per process.\n"
 		"\n"
 		"  -i, --input FILE  the trace (default: trace.dat)\n"
+		"  -B, --buffer NAME read only this buffer of the trace: an instance\n"
+		"                    (\"cgtrace record\" records into one, cgtrace-PID\n"
+		"                    unless -B) or \"top\", the top-level buffer. By default\n"
+		"                    the events of all buffers are read, merged by time\n"
 		"  -b, --by MODE     group by span name (default), writer thread, or the\n"
 		"                    writer's cgroup. trace.dat holds no cgroup per event:\n"
 		"                    --by cgroup reads FILE.cgroups, lines \"PID CGROUP_PATH\"\n"
@@ -617,12 +623,13 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
+		{ "buffer", required_argument, NULL, 'B' },
 		{ "by", required_argument, NULL, 'b' },
 		{ "wall", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *input = "trace.dat";
+	const char *input = "trace.dat", *buffer = NULL;
 	struct report r;
 	struct trace_file tf;
 	int c, ret = 1;
@@ -630,10 +637,13 @@ int cmd_report(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:b:wh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:B:b:wh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
+			break;
+		case 'B':
+			buffer = optarg;
 			break;
 		case 'b':
 			if (!strcmp(optarg, "name"))
@@ -664,7 +674,7 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 
-	if (tr_open(&tf, input, wall) < 0)
+	if (tr_open(&tf, input, wall, buffer) < 0)
 		return 1;
 	if (!tf.nr_marker_events) {
 		err_msg("%s: no user_markers events in this trace: record with \"-e user_markers\"\n"

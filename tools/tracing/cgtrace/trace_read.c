@@ -227,9 +227,89 @@ static int setup_wall(struct trace_file *tf)
 	return -1;
 }
 
-/* tr_open - open a trace.dat and find the events the tools decode */
-int tr_open(struct trace_file *tf, const char *path, bool wall)
+/* add_buf - append a buffer handle to the ones tr_iterate reads */
+static void add_buf(struct trace_file *tf, struct tracecmd_input *h,
+		    const char *name)
 {
+	tf->bufs[tf->nr_bufs] = h;
+	tf->buf_names[tf->nr_bufs] = name;
+	tf->nr_bufs++;
+}
+
+/* print_buffer_names - all buffers of the file, comma separated */
+static void print_buffer_names(struct trace_file *tf, FILE *f)
+{
+	int i, nr = tracecmd_buffer_instances(tf->handle);
+
+	fprintf(f, "%s", TR_TOP_BUFFER);
+	for (i = 0; i < nr; i++)
+		fprintf(f, ", %s", tracecmd_buffer_instance_name(tf->handle, i));
+}
+
+/*
+ * open_buffers - the top-level buffer and every instance of the file, or
+ * only the one named buffer (TR_TOP_BUFFER: the top level). Without a name,
+ * buffers without any event are left out, unless all of them are empty.
+ */
+static int open_buffers(struct trace_file *tf, const char *buffer)
+{
+	int i, nr = tracecmd_buffer_instances(tf->handle);
+	struct tracecmd_input *h;
+	const char *name;
+	bool top_empty;
+
+	tf->bufs = calloc(nr + 1, sizeof(*tf->bufs));
+	tf->buf_names = calloc(nr + 1, sizeof(*tf->buf_names));
+	if (!tf->bufs || !tf->buf_names) {
+		fprintf(stderr, "cgtrace: out of memory\n");
+		return -1;
+	}
+	/* the top-level handle stays tf->handle; tr_close closes it last */
+	top_empty = !tracecmd_get_first_ts(tf->handle);
+	if (buffer ? !strcmp(buffer, TR_TOP_BUFFER) : !top_empty)
+		add_buf(tf, tf->handle, TR_TOP_BUFFER);
+	for (i = 0; i < nr && !(buffer && tf->nr_bufs); i++) {
+		name = tracecmd_buffer_instance_name(tf->handle, i);
+		if (!name || (buffer && strcmp(name, buffer)))
+			continue;
+		h = tracecmd_buffer_instance_handle(tf->handle, i);
+		if (!h) {
+			fprintf(stderr, "cgtrace: %s: cannot read buffer %s\n",
+				tf->path, name);
+			return -1;
+		}
+		if (!buffer && !tracecmd_get_first_ts(h)) {
+			tracecmd_close(h);
+			continue;
+		}
+		add_buf(tf, h, name);
+	}
+	if (buffer && !tf->nr_bufs) {
+		fprintf(stderr, "cgtrace: %s: no buffer \"%s\" in this trace; it has: ",
+			tf->path, buffer);
+		print_buffer_names(tf, stderr);
+		fprintf(stderr, "\n");
+		return -1;
+	}
+	if (!tf->nr_bufs)	/* nothing recorded at all */
+		add_buf(tf, tf->handle, TR_TOP_BUFFER);
+	return 0;
+}
+
+/* tr_print_buffers - the names of the buffers read, comma separated */
+void tr_print_buffers(struct trace_file *tf, FILE *f)
+{
+	int i;
+
+	for (i = 0; i < tf->nr_bufs; i++)
+		fprintf(f, "%s%s", i ? ", " : "", tf->buf_names[i]);
+}
+
+/* tr_open - open a trace.dat and find the events the tools decode */
+int tr_open(struct trace_file *tf, const char *path, bool wall,
+	    const char *buffer)
+{
+	unsigned long long ts;
 	struct stat st;
 	int i;
 
@@ -253,6 +333,11 @@ int tr_open(struct trace_file *tf, const char *path, bool wall)
 			path);
 		return -1;
 	}
+	if (open_buffers(tf, buffer) < 0) {
+		tr_close(tf);
+		return -1;
+	}
+	/* instance handles share the top level's event formats */
 	tf->tep = tracecmd_get_tep(tf->handle);
 	for (i = 0; i < TR_NR_KINDS; i++) {
 		tf->ev[i] = tep_find_event_by_name(tf->tep,
@@ -261,7 +346,12 @@ int tr_open(struct trace_file *tf, const char *path, bool wall)
 		if (tf->ev[i] && i != TR_SWITCH)
 			tf->nr_marker_events++;
 	}
-	tf->first_ts = tracecmd_get_first_ts(tf->handle);
+	tf->first_ts = 0;
+	for (i = 0; i < tf->nr_bufs; i++) {
+		ts = tracecmd_get_first_ts(tf->bufs[i]);
+		if (ts && (!tf->first_ts || ts < tf->first_ts))
+			tf->first_ts = ts;
+	}
 	tf->ts_is_wall = tf->first_ts >= TR_WALL_MIN_NS;
 	if (wall && setup_wall(tf) < 0) {
 		tr_close(tf);
@@ -287,6 +377,15 @@ void tr_close(struct trace_file *tf)
 		}
 		tf->threads[i] = NULL;
 	}
+	/* instances first: each holds a reference on the top-level handle */
+	for (i = 0; i < tf->nr_bufs; i++)
+		if (tf->bufs[i] != tf->handle)
+			tracecmd_close(tf->bufs[i]);
+	free(tf->bufs);
+	free(tf->buf_names);
+	tf->bufs = NULL;
+	tf->buf_names = NULL;
+	tf->nr_bufs = 0;
 	if (tf->handle)
 		tracecmd_close(tf->handle);
 	tf->handle = NULL;
@@ -488,23 +587,32 @@ static int iter_record(struct tracecmd_input *handle, struct tep_record *record,
 	}
 	if (ret) {
 		ctx->ret = ret;
-		return 1;	/* stop iterating */
+		return -1;	/* libtracecmd stops on a negative value */
 	}
 	return 0;
 }
 
-/* tr_iterate - call cb for every decoded event in time order */
+/*
+ * tr_iterate - call cb for every decoded event in time order, over all the
+ * buffers tr_open chose (libtracecmd merges them by timestamp; the buffers
+ * share one trace clock). A non-zero return of cb stops and is returned.
+ */
 int tr_iterate(struct trace_file *tf, tr_callback cb, void *data)
 {
 	struct iter_ctx ctx = { .tf = tf, .cb = cb, .data = data };
+	int ret;
 
 	tf->first_ts = 0;
 	tf->last_ts = 0;
-	if (tracecmd_iterate_events(tf->handle, NULL, 0, iter_record, &ctx) < 0) {
+	ret = tracecmd_iterate_events_multi(tf->bufs, tf->nr_bufs, iter_record,
+					    &ctx);
+	if (ctx.ret)
+		return ctx.ret;
+	if (ret < 0) {
 		fprintf(stderr, "cgtrace: %s: error reading events\n", tf->path);
 		return -1;
 	}
-	return ctx.ret;
+	return 0;
 }
 
 /* tr_format_time - a timestamp as seconds, or as a local date with --wall */

@@ -3,9 +3,11 @@
  * trace_read.h - read user_markers and sched_switch events from a trace.dat
  *
  * Shared by "cgtrace report" and "cgtrace export": opens the file with
- * libtracecmd, decodes the user_markers events (see
- * Documentation/trace/user-markers.rst) and sched_switch into one flat
- * struct, keeps pid -> comm/tgid, and rebuilds each thread's spans.
+ * libtracecmd, reads every buffer in it (the top level and the instances
+ * "trace-cmd record -B" wrote) merged in time order, or only one, decodes
+ * the user_markers events (see Documentation/trace/user-markers.rst) and
+ * sched_switch into one flat struct, keeps pid -> comm/tgid, and rebuilds
+ * each thread's spans.
  */
 #ifndef CGTRACE_TRACE_READ_H
 #define CGTRACE_TRACE_READ_H
@@ -83,9 +85,16 @@ struct tracecmd_input;
 struct tep_handle;
 struct tep_event;
 
+/* the name --buffer takes for the top-level buffer (as "record -B top") */
+#define TR_TOP_BUFFER	"top"
+
 struct trace_file {
 	const char		*path;
-	struct tracecmd_input	*handle;
+	struct tracecmd_input	*handle;	/* the file, top-level buffer */
+	/* the buffers read: the top level and/or instances, merged by time */
+	struct tracecmd_input	**bufs;
+	const char		**buf_names;
+	int			nr_bufs;
 	struct tep_handle	*tep;
 	struct tep_event	*ev[TR_NR_KINDS];
 	int			nr_marker_events;	/* user_markers formats found */
@@ -105,9 +114,11 @@ struct trace_file {
 typedef int (*tr_callback)(struct trace_file *tf, const struct tr_event *ev,
 			   void *data);
 
-int tr_open(struct trace_file *tf, const char *path, bool wall);
+int tr_open(struct trace_file *tf, const char *path, bool wall,
+	    const char *buffer);
 int tr_iterate(struct trace_file *tf, tr_callback cb, void *data);
 void tr_close(struct trace_file *tf);
+void tr_print_buffers(struct trace_file *tf, FILE *f);
 
 struct tr_thread *tr_thread_get(struct trace_file *tf, int pid);
 struct tr_thread *tr_thread_find(struct trace_file *tf, int pid);
