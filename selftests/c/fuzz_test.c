@@ -621,7 +621,7 @@ static void fuzz_filter_file(struct __test_metadata *_metadata,
 						len = gen_filter_write(self, self->buf,
 								       &mask, valid,
 								       &nvalid);
-					} while (!(mask & F_OK_));
+					} while (!(mask & F_OK_) || !len);
 				}
 				cgt_read_file(path, self->rd2, 1 << 20);
 				ret = write(fd, self->buf, len) == (ssize_t)len ? 0 : -errno;
