@@ -676,7 +676,7 @@ static u32 um_push(struct um_thread *th, struct trace_array *tr,
 	sp->name_len = r->name_len;
 	memcpy(th->arena + th->arena_used, r->name, r->name_len);
 	th->arena_used += r->name_len;
-	/* The runtime is read inside the wall interval: cpu_ns <= duration_ns */
+	/* The runtime is read inside the wall interval */
 	sp->ts = ring_buffer_time_stamp(tr->array_buffer.buffer);
 	sp->cpu = task_sched_runtime(current);
 	return th->depth++;
@@ -709,6 +709,13 @@ static void um_pop(struct um_thread *th, struct trace_array *tr,
 	o->name = th->arena + sp->name_off;
 	o->name_len = sp->name_len;
 	o->val = now > sp->ts ? now - sp->ts : 0;
+	/*
+	 * Runtime (sched_clock) and the trace clock (per-CPU "local" by
+	 * default) may disagree by a little when the thread changed CPUs:
+	 * blocked time (duration_ns - cpu_ns) is never negative.
+	 */
+	if (trace_clock_in_ns(tr) && o->cpu_ns > o->val)
+		o->cpu_ns = o->val;
 	/*
 	 * The name stays readable until the next push overwrites it, which
 	 * is after this record is written.
