@@ -12,7 +12,8 @@
  *	grandchildren. A traced storm first writes its own pid to
  *	INST/set_event_pid (event-fork adds the children). Prints "writes N".
  *   stress_helper hold FILE SECONDS
- *	Holds FILE open and writes to it in a loop; prints "writes N errors E".
+ *	Holds FILE open (prints "opened" once it is) and writes to it in a
+ *	loop; prints "writes N errors E", fails on any write error.
  *
  * Exit status 0, or 1 on a failure the caller must see.
  */
@@ -96,6 +97,7 @@ static void *marker_thread(void *arg)
 		}
 		if (i % 8 == 0 && write(fm, "stress-marker\n", 14) == 14)
 			atomic_fetch_add(&n_marker, 1);
+		usleep(200);	/* leave CPU time to the other stressors */
 	}
 	close(fo);
 	close(ft);
@@ -162,6 +164,21 @@ static int forkstorm(int traced)
 			return 1;
 		}
 		close(fd);
+	} else {
+		/* Start once the traced storm has its pid listed */
+		snprintf(p, sizeof(p), "%s/set_event_pid", inst_dir);
+		for (;;) {
+			int fd = open(p, O_RDONLY);
+			ssize_t n = fd < 0 ? -1 : read(fd, s, sizeof(s));
+
+			if (fd >= 0)
+				close(fd);
+			if (n > 0)
+				break;
+			if (now_s() > deadline)
+				return 1;
+			usleep(10000);
+		}
 	}
 	srand(getpid());
 	while (now_s() < deadline) {
@@ -190,6 +207,8 @@ static int hold(const char *file)
 		perror(file);
 		return 1;
 	}
+	printf("opened\n");
+	fflush(stdout);
 	while (now_s() < deadline) {
 		const char *s = um ? "I|1|hold\n" : "hold\n";
 
@@ -201,7 +220,7 @@ static int hold(const char *file)
 	}
 	close(fd);
 	printf("writes %ld errors %ld\n", writes, errors);
-	return 0;
+	return errors ? 1 : 0;
 }
 
 int main(int argc, char **argv)
