@@ -13,7 +13,8 @@
  *	INST/set_event_pid (event-fork adds the children). Prints "writes N".
  *   stress_helper hold FILE SECONDS
  *	Holds FILE open (prints "opened" once it is) and writes to it in a
- *	loop; prints "writes N errors E", fails on any write error.
+ *	loop until SIGTERM or SECONDS; prints "writes N errors E", fails on
+ *	any write error.
  *
  * Exit status 0, or 1 on a failure the caller must see.
  */
@@ -197,6 +198,13 @@ static int forkstorm(int traced)
 	return 0;
 }
 
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	stop = 1;
+}
+
 static int hold(const char *file)
 {
 	long writes = 0, errors = 0;
@@ -207,9 +215,10 @@ static int hold(const char *file)
 		perror(file);
 		return 1;
 	}
+	signal(SIGTERM, on_term);
 	printf("opened\n");
 	fflush(stdout);
-	while (now_s() < deadline) {
+	while (!stop && now_s() < deadline) {
 		const char *s = um ? "I|1|hold\n" : "hold\n";
 
 		if (write(fd, s, strlen(s)) < 0)
