@@ -76,6 +76,15 @@ check-upstream: kernel kernel-vanilla
 bench: kernel kernel-vanilla
 	BENCH_NO_BUILD=1 scripts/bench
 
+# stress: scripts/stress on the debug kernel with 4 CPUs (STRESS_SECONDS,
+# default 600); its C helper is built here, into build/stress.
+.PHONY: stress
+stress: kernel-debug selftests
+	@mkdir -p $(BUILD)/stress
+	$(CC) $(CFLAGS) -o $(BUILD)/stress/stress_helper selftests/c/stress_helper.c -lpthread
+	scripts/vm-run --debug --smp 4 --timeout $$(( $${STRESS_SECONDS:-600} + 900 )) -- \
+		env STRESS_SECONDS=$${STRESS_SECONDS:-600} scripts/stress
+
 demo: kernel tools
 	scripts/vm-run -- scripts/demo
 
