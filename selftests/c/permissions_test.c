@@ -232,7 +232,8 @@ static int wait_child(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-TEST_F_TIMEOUT(perm, unprivileged_user_changes_nothing, 120)
+static void as_nobody(struct __test_metadata *_metadata,
+		      struct _test_data_perm *self)
 {
 	static char after[2][NR_ROOT_ONLY][4096];
 	unsigned int i, t;
@@ -270,6 +271,21 @@ TEST_F_TIMEOUT(perm, unprivileged_user_changes_nothing, 120)
 				       t ? "top-level" : "instance");
 	ASSERT_LT(0, cgt_instance_read(&self->inst, "trace", after[0][0], 4096));
 	EXPECT_EQ(NULL, strstr(after[0][0], "perm-nobody"));
+}
+
+TEST_F_TIMEOUT(perm, unprivileged_user_changes_nothing, 120)
+{
+	as_nobody(_metadata, self);
+}
+
+/* Others may enter the tracefs root: its files still refuse them */
+TEST_F_TIMEOUT(perm, unprivileged_user_with_open_root, 120)
+{
+	self->remounted = 1;
+	ASSERT_EQ(0, remount("mode=0755"));
+	as_nobody(_metadata, self);
+	ASSERT_EQ(0, remount(self->mnt_opts));
+	self->remounted = 0;
 }
 
 /* Root: the line of @trace holding @needle, or "" */
