@@ -65,7 +65,7 @@ install:
 
 check: checkpatch kernel-debug selftests tools
 	scripts/test-vm-run
-	scripts/vm-run --debug --timeout 1800 -- scripts/run-selftests
+	scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
 	$(MAKE) --no-print-directory kernel-nofilter
 	scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
 
