@@ -11,6 +11,8 @@
  *	"C|1|nf|1" (untraced) to INST/user_events, then exits; children fork
  *	grandchildren. A traced storm first writes its own pid to
  *	INST/set_event_pid (event-fork adds the children). Prints "writes N".
+ *   stress_helper spin SECONDS
+ *	Runs half of the time (5 ms on, 5 ms asleep).
  *   stress_helper hold FILE SECONDS
  *	Holds FILE open (prints "opened" once it is) and writes to it in a
  *	loop until SIGTERM or SECONDS; prints "writes N errors E", fails on
@@ -98,7 +100,7 @@ static void *marker_thread(void *arg)
 		}
 		if (i % 8 == 0 && write(fm, "stress-marker\n", 14) == 14)
 			atomic_fetch_add(&n_marker, 1);
-		usleep(200);	/* leave CPU time to the other stressors */
+		usleep(1000);	/* leave CPU time to the other stressors */
 	}
 	close(fo);
 	close(ft);
@@ -232,8 +234,25 @@ static int hold(const char *file)
 	return errors ? 1 : 0;
 }
 
+/* Half busy: spin 5 ms, sleep 5 ms (a task that runs and gets migrated) */
+static int spin(void)
+{
+	while (now_s() < deadline) {
+		double t = now_s() + 0.005;
+
+		while (now_s() < t)
+			;
+		usleep(5000);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "spin")) {
+		deadline = now_s() + atof(argv[2]);
+		return spin();
+	}
 	if (argc >= 6 && !strcmp(argv[1], "markers")) {
 		top_dir = argv[2];
 		inst_dir = argv[3];
