@@ -555,9 +555,16 @@ TEST_F_TIMEOUT(um, thread_exit_ends_open_spans, 180)
 	pthread_t t;
 	char want[64];
 	long in, out;
+	int i;
 
 	ASSERT_EQ(0, pthread_create(&t, NULL, write_and_exit, &a));
 	ASSERT_EQ(0, pthread_join(t, NULL));
+	/*
+	 * pthread_join() returns once the thread's tid is cleared, in
+	 * exit_mm(), before the exit tracepoint: wait for the kernel side.
+	 */
+	for (i = 0; i < 100 && stat_of(&self->inst, "span_states"); i++)
+		usleep(100000);
 	/* The thread's span state went with it; the group's stays. */
 	EXPECT_EQ(0, stat_of(&self->inst, "span_states"));
 	EXPECT_EQ(1, stat_of(&self->inst, "rate_states"));
