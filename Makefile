@@ -9,6 +9,7 @@
 # make kernel-vanilla  Debian's 6.1, same config   (build/obj/vanilla)
 # make kernel-nofilter debug, cgroup filter off     (build/obj/nofilter)
 # make selftests       build the C kselftests      (build/selftests)
+# make series          kernel changes as patches for upstream (build/series/out)
 # make deps            install the Debian packages the project needs
 #
 # Everything built goes to build/ (ignored by git).
@@ -20,12 +21,12 @@ CFLAGS    := -O2 -g -Wall -Wno-format-truncation
 SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftests/c/*_test.c))
 
 .PHONY: all deps kernel kernel-debug kernel-vanilla kernel-nofilter source selftests tools checkpatch \
-	check check-upstream demo clean help
+	series check check-upstream demo clean help
 
 all: kernel selftests
 
 help:
-	@sed -n '3,15s/^# //p' Makefile
+	@sed -n '3,16s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -93,3 +94,8 @@ clean:
 
 checkpatch: source
 	@scripts/checkpatch
+
+# series: the kernel changes as git format-patch output with a cover letter,
+# regrouped by patches/upstream-series; checkpatch --strict on every patch.
+series: source
+	@scripts/series
