@@ -609,14 +609,17 @@ static struct um_group *um_group_get(struct trace_user_markers *um, u64 limit)
 }
 
 /*
- * Token bucket: RATE records per second, BURST at most. Returns true if
- * the record may go, with *lost set to the group's drops not yet reported.
+ * Token bucket: RATE records per second, BURST at most, one token being
+ * NSEC_PER_SEC. A write takes the tokens of its whole batch at once, so
+ * that a batch costs one lock and one clock read: up to @want tokens are
+ * granted, and *lost is set to the group's drops not yet reported. With
+ * none left, the record that asked is counted as pending.
  */
-static bool um_take(struct um_group *g, u64 limit, u64 *lost)
+static u32 um_take(struct um_group *g, u64 limit, u32 want, u64 *lost)
 {
 	u64 rate = limit >> 32, cap = (limit & U32_MAX) * NSEC_PER_SEC;
 	u64 now = ktime_get_mono_fast_ns(), elapsed;
-	bool ok;
+	u32 granted;
 
 	spin_lock(&g->lock);
 	elapsed = now > g->last ? now - g->last : 0;
@@ -626,16 +629,26 @@ static bool um_take(struct um_group *g, u64 limit, u64 *lost)
 		g->tokens = cap;
 	else
 		g->tokens = min(cap, g->tokens + elapsed * rate);
-	ok = g->tokens >= NSEC_PER_SEC;
-	if (ok) {
-		g->tokens -= NSEC_PER_SEC;
+	granted = min_t(u64, want, div_u64(g->tokens, NSEC_PER_SEC));
+	if (granted) {
+		g->tokens -= (u64)granted * NSEC_PER_SEC;
 		*lost = g->pending;
 		g->pending = 0;
 	} else {
 		g->pending++;
 	}
 	spin_unlock(&g->lock);
-	return ok;
+	return granted;
+}
+
+/* Tokens a batch took but did not use go back to the bucket. */
+static void um_untake(struct um_group *g, u64 limit, u32 unused)
+{
+	u64 cap = (limit & U32_MAX) * NSEC_PER_SEC;
+
+	spin_lock(&g->lock);
+	g->tokens = min(cap, g->tokens + (u64)unused * NSEC_PER_SEC);
+	spin_unlock(&g->lock);
 }
 
 static void um_unreport(struct um_group *g, u64 lost)
@@ -645,18 +658,36 @@ static void um_unreport(struct um_group *g, u64 lost)
 	spin_unlock(&g->lock);
 }
 
-/* Write a lost event for @lost drops; they stay pending if it fails. */
-static void um_report_lost(struct trace_user_markers *um, struct um_group *g,
-			   u64 lost)
+/* Write a lost event for @lost drops. Returns false if nothing took it. */
+static bool um_emit_lost(struct trace_user_markers *um, u64 lost)
 {
 	struct um_out o = { .val = lost };
 	struct trace_event_file *file = um->file[UM_LOST];
 
-	if (um_file_on(file) && !trace_trigger_soft_disabled(file) &&
-	    um_emit(file, UM_LOST, &o))
-		this_cpu_add(um->stats->lost_reported, lost);
-	else
+	if (!um_file_on(file) || trace_trigger_soft_disabled(file) ||
+	    !um_emit(file, UM_LOST, &o))
+		return false;
+	this_cpu_add(um->stats->lost_reported, lost);
+	return true;
+}
+
+/* Report @lost drops of @g; they stay pending if that fails. */
+static void um_report_lost(struct trace_user_markers *um, struct um_group *g,
+			   u64 lost)
+{
+	if (!um_emit_lost(um, lost))
 		um_unreport(g, lost);
+}
+
+/* Emit an event that a writer asked for, and count where it went. */
+static void um_emit_counted(struct trace_user_markers *um,
+			    struct trace_event_file *file, enum um_event ev,
+			    const struct um_out *o)
+{
+	if (um_emit(file, ev, o))
+		this_cpu_inc(um->stats->recorded);
+	else
+		this_cpu_inc(um->stats->buffer_dropped);
 }
 
 /* B: push a span. Returns its depth. Spans that do not fit are counted. */
@@ -730,6 +761,8 @@ struct um_ctx {
 	struct um_thread	*th;
 	struct um_group		*g;
 	bool			th_looked;
+	u32			tokens;	/* taken for this batch, unused */
+	u32			left;	/* records of the batch not yet seen */
 };
 
 static void um_record(struct trace_user_markers *um, struct um_ctx *c,
@@ -781,17 +814,20 @@ static void um_record(struct trace_user_markers *um, struct um_ctx *c,
 	if (limit) {
 		if (!c->g)
 			c->g = um_group_get(um, limit);
-		if (c->g && !um_take(c->g, limit, &lost)) {
-			this_cpu_inc(um->stats->rate_limited);
-			return;
+		/* This record and the rest of the batch, in one take */
+		if (c->g && !c->tokens) {
+			c->tokens = um_take(c->g, limit, c->left + 1, &lost);
+			if (!c->tokens) {
+				this_cpu_inc(um->stats->rate_limited);
+				return;
+			}
 		}
+		if (c->g)
+			c->tokens--;
 		if (lost)
 			um_report_lost(um, c->g, lost);
 	}
-	if (um_emit(file, r->event, &o))
-		this_cpu_inc(um->stats->recorded);
-	else
-		this_cpu_inc(um->stats->buffer_dropped);
+	um_emit_counted(um, file, r->event, &o);
 }
 
 static void um_deliver(struct trace_user_markers *um,
@@ -801,8 +837,13 @@ static void um_deliver(struct trace_user_markers *um,
 	u64 limit = READ_ONCE(um->limit);
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		c.left = n - i - 1;
 		um_record(um, &c, &recs[i], limit);
+	}
+	/* Records that were filtered out did not use their tokens. */
+	if (c.tokens)
+		um_untake(c.g, limit, c.tokens);
 }
 
 /* A write to the top level, or a prctl: every instance that takes it. */
@@ -1243,10 +1284,7 @@ static void um_thread_exit(struct trace_user_markers *um,
 	if (th->deep && on) {
 		o.depth = th->depth;
 		o.flags = UM_END_EXITED | UM_END_UNTRACKED;
-		if (um_emit(file, UM_END, &o))
-			this_cpu_inc(um->stats->recorded);
-		else
-			this_cpu_inc(um->stats->buffer_dropped);
+		um_emit_counted(um, file, UM_END, &o);
 	}
 	th->deep = 0;
 	while (th->depth && on) {
@@ -1254,10 +1292,7 @@ static void um_thread_exit(struct trace_user_markers *um,
 
 		um_pop(th, um->tr, &r, &o);
 		o.flags = UM_END_EXITED;
-		if (um_emit(file, UM_END, &o))
-			this_cpu_inc(um->stats->recorded);
-		else
-			this_cpu_inc(um->stats->buffer_dropped);
+		um_emit_counted(um, file, UM_END, &o);
 	}
 
 	spin_lock(&um->lock);
@@ -1291,15 +1326,13 @@ static void um_group_exit(struct trace_user_markers *um,
 	lost = g->pending;
 	g->pending = 0;
 	spin_unlock(&g->lock);
-	/* Report what is pending; if that fails it stays in lost_pending. */
-	if (lost) {
-		struct um_out o = { .val = lost };
-		struct trace_event_file *file = um->file[UM_LOST];
-
-		if (um_file_on(file) && !trace_trigger_soft_disabled(file) &&
-		    um_emit(file, UM_LOST, &o))
-			this_cpu_add(um->stats->lost_reported, lost);
-	}
+	/*
+	 * Report what is pending. If that fails, the drops were counted in
+	 * rate_limited and are never reported: lost_pending is computed from
+	 * the stats, so it keeps them.
+	 */
+	if (lost)
+		um_emit_lost(um, lost);
 	kfree_rcu(g, rcu);
 	atomic_dec(&um->nr_groups);
 	atomic_dec(&um_nr_states);
