@@ -23,6 +23,8 @@
 #include <linux/cgroup.h>
 #include <linux/cpumask.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/trace_ctx_filter.h>
@@ -36,28 +38,42 @@ DEFINE_STATIC_KEY_FALSE(trace_ctx_filter_key);
 /* Instances with any rule; RCU readers in IPIs, writers hold event_mutex. */
 static LIST_HEAD(trace_ctx_filters);
 
-/* ctx_task_rej - every rule of @f that rejects @task */
+/*
+ * ctx_task_rej - every rule of @f that rejects @task
+ *
+ * Only the lists @f->rules names are looked at. A list published after
+ * the rules were read is decided by the update that follows it, on every
+ * CPU; a list being removed may still be seen here, or be NULL.
+ */
 static u8 ctx_task_rej(struct trace_ctx_filter *f, struct task_struct *task)
 {
 	struct trace_array *tr = f->tr;
+	u8 rules = READ_ONCE(f->rules), rej = 0;
 	struct trace_pid_list *pids;
-	u8 rej = 0;
 
-	pids = rcu_dereference_sched(tr->filtered_pids);
-	if (pids && !trace_find_filtered_pid(pids, task->pid))
-		rej |= CTX_REJ_EV_PID;
-	pids = rcu_dereference_sched(tr->filtered_no_pids);
-	if (pids && trace_find_filtered_pid(pids, task->pid))
-		rej |= CTX_REJ_EV_NOPID;
+	if (rules & CTX_REJ_EV_PID) {
+		pids = rcu_dereference_sched(tr->filtered_pids);
+		if (pids && !trace_find_filtered_pid(pids, task->pid))
+			rej |= CTX_REJ_EV_PID;
+	}
+	if (rules & CTX_REJ_EV_NOPID) {
+		pids = rcu_dereference_sched(tr->filtered_no_pids);
+		if (pids && trace_find_filtered_pid(pids, task->pid))
+			rej |= CTX_REJ_EV_NOPID;
+	}
 #ifdef CONFIG_FUNCTION_TRACER
-	pids = rcu_dereference_sched(tr->function_pids);
-	if (pids && !trace_find_filtered_pid(pids, task->pid))
-		rej |= CTX_REJ_FN_PID;
-	pids = rcu_dereference_sched(tr->function_no_pids);
-	if (pids && trace_find_filtered_pid(pids, task->pid))
-		rej |= CTX_REJ_FN_NOPID;
+	if (rules & CTX_REJ_FN_PID) {
+		pids = rcu_dereference_sched(tr->function_pids);
+		if (pids && !trace_find_filtered_pid(pids, task->pid))
+			rej |= CTX_REJ_FN_PID;
+	}
+	if (rules & CTX_REJ_FN_NOPID) {
+		pids = rcu_dereference_sched(tr->function_no_pids);
+		if (pids && trace_find_filtered_pid(pids, task->pid))
+			rej |= CTX_REJ_FN_NOPID;
+	}
 #endif
-	if (f->rules & CTX_REJ_CGROUP)
+	if (rules & CTX_REJ_CGROUP)
 		rej |= trace_cgroup_rej(f, task);
 	return rej;
 }
@@ -271,6 +287,26 @@ void trace_ctx_filter_update(struct trace_array *tr)
 	mutex_lock(&event_mutex);
 	trace_ctx_filter_update_locked(tr);
 	mutex_unlock(&event_mutex);
+}
+
+/**
+ * trace_pid_reused - does another task hold the pid number of @task now
+ * @task: a task being freed (sched_process_free), its pid released
+ *
+ * A task's pid number is released when it is reaped, a grace period
+ * before sched_process_free is called for it. A task forked in between may
+ * already hold the number, and a pid list entry for it is the new task's.
+ *
+ * Return: true if the number of @task belongs to a live pid.
+ */
+bool trace_pid_reused(struct task_struct *task)
+{
+	bool reused;
+
+	rcu_read_lock();
+	reused = find_pid_ns(task->pid, &init_pid_ns);
+	rcu_read_unlock();
+	return reused;
 }
 
 #ifdef CONFIG_TRACE_CGROUP_FILTER

@@ -80,6 +80,7 @@ int trace_ctx_filter_create(struct trace_array *tr, struct dentry *parent);
 void trace_ctx_filter_destroy(struct trace_array *tr);
 void trace_ctx_filter_update(struct trace_array *tr);
 void trace_ctx_filter_update_locked(struct trace_array *tr);
+bool trace_pid_reused(struct task_struct *task);
 
 /* Cgroup lists: trace_cgroup_filter.c (CONFIG_TRACE_CGROUP_FILTER). */
 #ifdef CONFIG_TRACE_CGROUP_FILTER
