@@ -3,7 +3,8 @@
  * fuzz_test - random and structured-garbage writes to every file the
  * project adds: the four cgroup filter files, user_events,
  * user_events_rate and options/user_events_prctl, in a fresh instance and
- * at the top level (whose files are saved and restored).
+ * at the top level (whose files are saved and restored), and the
+ * arguments of prctl(PR_TRACE_USER_MARKER).
  *
  * The oracle is the documentation (cgroup-filter.rst, user-markers.rst),
  * not the kernel: each write is classified before it is made, as "must
@@ -24,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1243,6 +1246,155 @@ TEST_F_TIMEOUT(fz, rate_and_prctl_option, 300)
 	TH_LOG("seed %llu: %ld writes, %ld failed as documented", fz_seed,
 	       writes, fails);
 	EXPECT_LT(0, writes - fails);
+	EXPECT_LT(0, fails);
+}
+
+/* ------------------------------------------------------------------ */
+/* prctl(PR_TRACE_USER_MARKER, kind, name, value, arg5)                */
+
+/*
+ * A page of readable memory followed by an unmapped one, for names that
+ * run into the end of what the caller can read.
+ */
+static char *edge_page(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	munmap(m + pg, pg);
+	return m;
+}
+
+/*
+ * One call's arguments and what the rst says of them: the kind, then the
+ * name (NULL only for an end), then its length and bytes, arg5 first of
+ * all.
+ */
+static unsigned long long gen_prctl(char *edge, char *buf, unsigned long *kind,
+				    const char **name, unsigned long *arg5,
+				    char *shown, size_t slen)
+{
+	static const unsigned long kinds[] = {
+		0, 1, 2, 3, 4, 5, 6, 255, 0x100000001UL, ~0UL,
+	};
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long long mask = F_OK_;
+	size_t len, i;
+
+	*kind = rn(4) ? 1 + rn(4) : kinds[rn(sizeof(kinds) / sizeof(kinds[0]))];
+	*arg5 = rn(10) ? 0 : (rn(2) ? 1 : rnd());
+	switch (rn(10)) {
+	case 0:
+		*name = NULL;
+		snprintf(shown, slen, "NULL");
+		if (*kind != PR_TRACE_MARKER_END)
+			mask = B(EFAULT);
+		break;
+	case 1:
+		*name = (const char *)(uintptr_t)(rn(2) ? 8 : 0xffffffffff600000ULL);
+		snprintf(shown, slen, "%p", *name);
+		mask = B(EFAULT);
+		break;
+	case 2:
+		/* No NUL before the unmapped page: too long or unreadable */
+		len = 100 + rn(60);
+		*name = edge + pg - len;
+		memset(edge + pg - len, 'x', len);
+		snprintf(shown, slen, "%zu bytes to the page end", len);
+		mask = len > 128 ? B(ENAMETOOLONG) : B(EFAULT);
+		if (len == 128 || len == 129)
+			mask = B(ENAMETOOLONG) | B(EFAULT);
+		break;
+	default:
+		/* A name: good, empty, long, with control bytes or UTF-8 */
+		len = rn(3) ? 1 + rn(40) : rn(200);
+		for (i = 0; i < len; i++)
+			buf[i] = rn(20) ? 0x20 + rn(0x5f) : (rn(2) ? rn(0x20) : bad_utf8());
+		buf[len] = '\0';
+		len = strlen(buf);	/* a random 0 ends it early */
+		*name = buf;
+		fmt_bytes(buf, len, shown, slen);
+		for (i = 0; i < len; i++)
+			if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+				mask = B(EINVAL);
+		if (!len)
+			mask = B(EINVAL);
+		else if (len > 127)
+			mask = B(ENAMETOOLONG);
+		break;
+	}
+	if (*kind < 1 || *kind > 4 || *arg5)
+		mask = B(EINVAL);
+	return mask;
+}
+
+static void fuzz_prctl(struct __test_metadata *_metadata,
+		       struct _test_data_fz *self, double until, long *calls,
+		       long *fails)
+{
+	struct um_counts ib, ia, tb, ta;
+	unsigned long kind, arg5, value;
+	unsigned long long mask;
+	char *edge = edge_page(), shown[300];
+	const char *name;
+	int ret;
+
+	ASSERT_NE(NULL, edge);
+	while (now_s() < until) {
+		mask = gen_prctl(edge, self->buf, &kind, &name, &arg5, shown,
+				 sizeof(shown));
+		value = rn(2) ? rn(1000) : rnd();
+		um_counts(self->inst.path, &ib);
+		um_counts(CGT_TRACEFS, &tb);
+		ret = prctl(PR_TRACE_USER_MARKER, kind, (unsigned long)name,
+			    value, arg5) ? -errno : 0;
+		(*calls)++;
+		um_counts(self->inst.path, &ia);
+		um_counts(CGT_TRACEFS, &ta);
+		EXPECT_TRUE(errno_allowed(mask, ret))
+			TH_LOG("prctl(kind %#lx, name %s, value %#lx, arg5 %#lx): %s",
+			       kind, shown, value, arg5,
+			       ret ? strerror(-ret) : "ok");
+		/* The top level did not opt in: it never sees a call. */
+		EXPECT_EQ(tb.accepted + tb.limited + tb.filtered + tb.rejected,
+			  ta.accepted + ta.limited + ta.filtered + ta.rejected);
+		if (ret) {
+			(*fails)++;
+			EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + ib.rejected,
+				  ia.accepted + ia.limited + ia.filtered + ia.rejected)
+				TH_LOG("failed prctl (name %s) recorded something", shown);
+			continue;
+		}
+		/* One record, taken by the instance that opted in */
+		EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + 1,
+			  ia.accepted + ia.limited + ia.filtered)
+			TH_LOG("prctl(kind %lu, name %s) moved the counts by %lld",
+			       kind, shown,
+			       ia.accepted + ia.limited + ia.filtered -
+			       ib.accepted - ib.limited - ib.filtered);
+	}
+	munmap(edge, sysconf(_SC_PAGESIZE));
+}
+
+TEST_F_TIMEOUT(fz, prctl, 300)
+{
+	long calls = 0, fails = 0;
+	int ret;
+
+	ret = prctl(PR_TRACE_USER_MARKER, PR_TRACE_MARKER_INSTANT,
+		    (unsigned long)"fz-probe", 0, 0);
+	if (ret && errno == EINVAL)
+		SKIP(return, "kernel without PR_TRACE_USER_MARKER");
+	ASSERT_EQ(0, cgt_write_file(CGT_TRACEFS "/options/user_events_prctl", "0"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/user_events_prctl", "1"));
+	rng_seed(4);
+	fuzz_prctl(_metadata, self, now_s() + fz_seconds * 0.1, &calls, &fails);
+	TH_LOG("seed %llu: %ld calls, %ld failed as documented", fz_seed,
+	       calls, fails);
+	EXPECT_LT(0, calls - fails);
 	EXPECT_LT(0, fails);
 }
 

@@ -26,14 +26,6 @@
 #include "kselftest_harness.h"
 #include "cgt_util.h"
 
-#ifndef PR_TRACE_USER_MARKER
-#define PR_TRACE_USER_MARKER		0x55534d4b
-#define PR_TRACE_MARKER_BEGIN		1
-#define PR_TRACE_MARKER_END		2
-#define PR_TRACE_MARKER_COUNTER		3
-#define PR_TRACE_MARKER_INSTANT		4
-#endif
-
 #define TRACE_BUF	(1 << 20)
 
 FIXTURE(um) {
