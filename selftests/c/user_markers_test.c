@@ -464,8 +464,30 @@ static void *flood(void *p)
 
 struct counts {
 	long long accepted, recorded, dropped, limited, reported, pending;
-	long long events, lost_sum;
+	long long events, lost_sum, lost_events;
+	/* The ring buffer's own per_cpu/cpuN/stats, summed over the CPUs */
+	long long rb_entries, rb_dropped, rb_overrun;
 };
+
+/* Add the per-CPU ring-buffer counts of @inst to @c. */
+static void ring_buffer_counts(struct cgt_instance *inst, struct counts *c)
+{
+	char file[64], buf[1024], *p;
+	int cpu;
+
+	c->rb_entries = c->rb_dropped = c->rb_overrun = 0;
+	for (cpu = 0; ; cpu++) {
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		if (cgt_instance_read(inst, file, buf, sizeof(buf)) < 0)
+			break;
+		p = strstr(buf, "entries: ");
+		c->rb_entries += p ? atoll(p + 9) : -1000000;
+		p = strstr(buf, "dropped events: ");
+		c->rb_dropped += p ? atoll(p + 16) : -1000000;
+		p = strstr(buf, "overrun: ");
+		c->rb_overrun += p ? atoll(p + 9) : -1000000;
+	}
+}
 
 /* WRITERS threads flood the instance; then the counts and the trace. */
 static int flood_and_count(struct cgt_instance *inst, char *trace,
@@ -491,13 +513,16 @@ static int flood_and_count(struct cgt_instance *inst, char *trace,
 	c->limited = stat_of(inst, "rate_limited");
 	c->reported = stat_of(inst, "lost_reported");
 	c->pending = stat_of(inst, "lost_pending");
+	ring_buffer_counts(inst, c);
 	trace_of(inst, trace);
 	c->events = count_of(trace, "instant: f ") +
 		    count_of(trace, "counter: k=") +
 		    count_of(trace, "begin: s ") + count_of(trace, "end: s ");
-	c->lost_sum = 0;
-	for (p = trace; (p = strstr(p, "lost: count=")); p++)
+	c->lost_sum = c->lost_events = 0;
+	for (p = trace; (p = strstr(p, "lost: count=")); p++) {
 		c->lost_sum += atoll(p + 12);
+		c->lost_events++;
+	}
 	return err ? -1 : 0;
 }
 
@@ -518,6 +543,15 @@ TEST_F_TIMEOUT(um, exact_counts_when_the_buffer_overflows, 300)
 	EXPECT_EQ(0, c.limited);
 	/* What the buffer holds is what the counts say. */
 	EXPECT_EQ(c.recorded, c.events);
+	/*
+	 * And the ring buffer agrees, CPU by CPU summed: it holds what was
+	 * recorded and refused what was dropped (only markers are enabled).
+	 */
+	TH_LOG("per_cpu stats: entries %lld dropped events %lld overrun %lld",
+	       c.rb_entries, c.rb_dropped, c.rb_overrun);
+	EXPECT_EQ(c.recorded, c.rb_entries);
+	EXPECT_EQ(c.dropped, c.rb_dropped);
+	EXPECT_EQ(0, c.rb_overrun);
 }
 
 TEST_F_TIMEOUT(um, exact_counts_when_rate_limited, 300)
@@ -539,6 +573,9 @@ TEST_F_TIMEOUT(um, exact_counts_when_rate_limited, 300)
 	EXPECT_EQ(c.recorded, c.events);
 	/* The lost events in the trace add up to the count reported. */
 	EXPECT_EQ(c.reported, c.lost_sum);
+	/* The ring buffer holds the records and the lost events, no more. */
+	EXPECT_EQ(c.recorded + c.lost_events, c.rb_entries);
+	EXPECT_EQ(c.dropped, c.rb_dropped);
 }
 
 TEST_F_TIMEOUT(um, thread_exit_ends_open_spans, 180)
