@@ -46,5 +46,6 @@ struct rec_session {
 };
 
 int record_session(struct rec_session *s);
+int split_passthrough(int *argc, char **argv, struct str_list *pass);
 
 #endif

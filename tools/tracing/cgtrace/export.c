@@ -486,32 +486,24 @@ int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "chrome", required_argument, NULL, 'c' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "buffer", required_argument, NULL, 'B' },
-		{ "wall", no_argument, NULL, 'w' },
+		TR_INPUT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *input = "trace.dat", *out = NULL, *buffer = NULL;
+	struct tr_input in = { .path = "trace.dat" };
 	struct exporter x = { 0 };
+	const char *out = NULL;
 	struct trace_file tf;
-	bool wall = false;
 	int c, ret = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:i:B:wh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:h" TR_INPUT_SHORTOPTS, opts,
+				NULL)) != -1) {
+		if (tr_input_option(&in, c, optarg))
+			continue;
 		switch (c) {
 		case 'c':
 			out = optarg;
-			break;
-		case 'i':
-			input = optarg;
-			break;
-		case 'B':
-			buffer = optarg;
-			break;
-		case 'w':
-			wall = true;
 			break;
 		case 'h':
 			export_usage(stdout);
@@ -530,18 +522,18 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 
-	if (tr_open(&tf, input, wall, buffer) < 0)
+	if (tr_open(&tf, in.path, in.wall, in.buffer) < 0)
 		return 1;
 	if (!tf.nr_marker_events) {
 		err_msg("%s: no user_markers events in this trace: record with \"-e user_markers\"\n"
-			"         on a kernel with CONFIG_TRACE_USER_MARKERS", input);
+			"         on a kernel with CONFIG_TRACE_USER_MARKERS", in.path);
 		goto out;
 	}
 	if (tr_iterate(&tf, export_event, &x) < 0)
 		goto out;
 	if (!tf.nr_marker_seen) {
 		err_msg("%s: no user_markers events in this trace (the events were enabled,\n"
-			"         but nothing wrote a marker while it recorded)", input);
+			"         but nothing wrote a marker while it recorded)", in.path);
 		goto out;
 	}
 	finish(&x, &tf);

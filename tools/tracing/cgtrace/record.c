@@ -106,8 +106,11 @@ static void record_usage(FILE *f)
 "example: cgtrace record -G /system.slice/nginx.service -e syscalls -o ng.dat\n");
 }
 
-/* split_passthrough - take "--trace-cmd ARGS... [--]" out of argv */
-static int split_passthrough(int *argc, char **argv, struct str_list *pass)
+/*
+ * split_passthrough - take "--trace-cmd ARGS... [--]" out of argv, before
+ * the first "--" (after which come a command's own arguments)
+ */
+int split_passthrough(int *argc, char **argv, struct str_list *pass)
 {
 	int i, j, k;
 

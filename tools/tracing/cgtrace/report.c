@@ -622,29 +622,23 @@ static void report_usage(FILE *f)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "buffer", required_argument, NULL, 'B' },
+		TR_INPUT_LONGOPTS,
 		{ "by", required_argument, NULL, 'b' },
-		{ "wall", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *input = "trace.dat", *buffer = NULL;
+	struct tr_input in = { .path = "trace.dat" };
 	struct report r;
 	struct trace_file tf;
 	int c, ret = 1;
-	bool wall = false;
 
 	memset(&r, 0, sizeof(r));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:B:b:wh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:h" TR_INPUT_SHORTOPTS, opts,
+				NULL)) != -1) {
+		if (tr_input_option(&in, c, optarg))
+			continue;
 		switch (c) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'B':
-			buffer = optarg;
-			break;
 		case 'b':
 			if (!strcmp(optarg, "name"))
 				r.by = BY_NAME;
@@ -656,9 +650,6 @@ int cmd_report(int argc, char **argv)
 				err_msg("report: --by takes name, thread or cgroup");
 				return 2;
 			}
-			break;
-		case 'w':
-			wall = true;
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -674,20 +665,20 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 
-	if (tr_open(&tf, input, wall, buffer) < 0)
+	if (tr_open(&tf, in.path, in.wall, in.buffer) < 0)
 		return 1;
 	if (!tf.nr_marker_events) {
 		err_msg("%s: no user_markers events in this trace: record with \"-e user_markers\"\n"
-			"         on a kernel with CONFIG_TRACE_USER_MARKERS", input);
+			"         on a kernel with CONFIG_TRACE_USER_MARKERS", in.path);
 		goto out;
 	}
-	if (r.by == BY_CGROUP && load_cgroups(&r, input) < 0)
+	if (r.by == BY_CGROUP && load_cgroups(&r, in.path) < 0)
 		goto out;
 	if (tr_iterate(&tf, report_event, &r) < 0)
 		goto out;
 	if (!tf.nr_marker_seen) {
 		err_msg("%s: no user_markers events in this trace (the events were enabled,\n"
-			"         but nothing wrote a marker while it recorded)", input);
+			"         but nothing wrote a marker while it recorded)", in.path);
 		goto out;
 	}
 	print_report(&r, &tf);

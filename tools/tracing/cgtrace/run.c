@@ -148,16 +148,7 @@ int cmd_run(int argc, char **argv)
 	ssize_t n;
 
 	snprintf(name, sizeof(name), "cgtrace-run-%d", getpid());
-	/* "--trace-cmd ARGS --" comes before the command's own "--" */
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (strcmp(argv[i], "--trace-cmd"))
-			continue;
-		for (c = i + 1; c < argc && strcmp(argv[c], "--"); c++)
-			str_list_add(&s.passthrough, argv[c]);
-		memmove(&argv[i], &argv[c], (argc - c + 1) * sizeof(*argv));
-		argc -= c - i;
-		break;
-	}
+	split_passthrough(&argc, argv, &s.passthrough);
 	while ((c = getopt_long(argc, argv, "+e:o:B:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':

@@ -305,6 +305,24 @@ void tr_print_buffers(struct trace_file *tf, FILE *f)
 		fprintf(f, "%s%s", i ? ", " : "", tf->buf_names[i]);
 }
 
+/* tr_input_option - take option @opt if it is one of TR_INPUT_SHORTOPTS */
+bool tr_input_option(struct tr_input *in, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'i':
+		in->path = arg;
+		return true;
+	case 'B':
+		in->buffer = arg;
+		return true;
+	case 'w':
+		in->wall = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* tr_open - open a trace.dat and find the events the tools decode */
 int tr_open(struct trace_file *tf, const char *path, bool wall,
 	    const char *buffer)

@@ -116,6 +116,21 @@ typedef int (*tr_callback)(struct trace_file *tf, const struct tr_event *ev,
 
 int tr_open(struct trace_file *tf, const char *path, bool wall,
 	    const char *buffer);
+
+/* What to read, from the options report and export share: -i, -B, -w */
+struct tr_input {
+	const char	*path;		/* -i FILE, default trace.dat */
+	const char	*buffer;	/* -B NAME, NULL: every buffer */
+	bool		wall;		/* -w */
+};
+
+#define TR_INPUT_SHORTOPTS	"i:B:w"
+#define TR_INPUT_LONGOPTS					\
+	{ "input", required_argument, NULL, 'i' },		\
+	{ "buffer", required_argument, NULL, 'B' },		\
+	{ "wall", no_argument, NULL, 'w' }
+
+bool tr_input_option(struct tr_input *in, int opt, const char *arg);
 int tr_iterate(struct trace_file *tf, tr_callback cb, void *data);
 void tr_close(struct trace_file *tf);
 void tr_print_buffers(struct trace_file *tf, FILE *f);
