@@ -522,19 +522,9 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 
-	if (tr_open(&tf, in.path, in.wall, in.buffer) < 0)
+	if (tr_read_markers(&tf, &in, export_event, &x) < 0) {
+		exporter_free(&x);
 		return 1;
-	if (!tf.nr_marker_events) {
-		err_msg("%s: no user_markers events in this trace: record with \"-e user_markers\"\n"
-			"         on a kernel with CONFIG_TRACE_USER_MARKERS", in.path);
-		goto out;
-	}
-	if (tr_iterate(&tf, export_event, &x) < 0)
-		goto out;
-	if (!tf.nr_marker_seen) {
-		err_msg("%s: no user_markers events in this trace (the events were enabled,\n"
-			"         but nothing wrote a marker while it recorded)", in.path);
-		goto out;
 	}
 	finish(&x, &tf);
 	metadata(&x, &tf);

@@ -630,7 +630,7 @@ int cmd_report(int argc, char **argv)
 	struct tr_input in = { .path = "trace.dat" };
 	struct report r;
 	struct trace_file tf;
-	int c, ret = 1;
+	int c;
 
 	memset(&r, 0, sizeof(r));
 	optind = 1;
@@ -665,26 +665,16 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 
-	if (tr_open(&tf, in.path, in.wall, in.buffer) < 0)
+	if (r.by == BY_CGROUP && load_cgroups(&r, in.path) < 0) {
+		report_free(&r);
 		return 1;
-	if (!tf.nr_marker_events) {
-		err_msg("%s: no user_markers events in this trace: record with \"-e user_markers\"\n"
-			"         on a kernel with CONFIG_TRACE_USER_MARKERS", in.path);
-		goto out;
 	}
-	if (r.by == BY_CGROUP && load_cgroups(&r, in.path) < 0)
-		goto out;
-	if (tr_iterate(&tf, report_event, &r) < 0)
-		goto out;
-	if (!tf.nr_marker_seen) {
-		err_msg("%s: no user_markers events in this trace (the events were enabled,\n"
-			"         but nothing wrote a marker while it recorded)", in.path);
-		goto out;
+	if (tr_read_markers(&tf, &in, report_event, &r) < 0) {
+		report_free(&r);
+		return 1;
 	}
 	print_report(&r, &tf);
-	ret = 0;
-out:
 	report_free(&r);
 	tr_close(&tf);
-	return ret;
+	return 0;
 }

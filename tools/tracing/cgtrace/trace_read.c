@@ -323,6 +323,34 @@ bool tr_input_option(struct tr_input *in, int opt, const char *arg)
 	}
 }
 
+/*
+ * tr_read_markers - open @in, pass every event to @cb, and fail with a
+ * message when the trace has no user_markers event to read. On success
+ * the caller closes @tf; on failure it is closed.
+ */
+int tr_read_markers(struct trace_file *tf, const struct tr_input *in,
+		    tr_callback cb, void *data)
+{
+	if (tr_open(tf, in->path, in->wall, in->buffer) < 0)
+		return -1;
+	if (!tf->nr_marker_events) {
+		fprintf(stderr, "cgtrace: %s: no user_markers events in this trace: record with \"-e user_markers\"\n"
+			"         on a kernel with CONFIG_TRACE_USER_MARKERS\n", in->path);
+		goto fail;
+	}
+	if (tr_iterate(tf, cb, data) < 0)
+		goto fail;
+	if (!tf->nr_marker_seen) {
+		fprintf(stderr, "cgtrace: %s: no user_markers events in this trace (the events were enabled,\n"
+			"         but nothing wrote a marker while it recorded)\n", in->path);
+		goto fail;
+	}
+	return 0;
+fail:
+	tr_close(tf);
+	return -1;
+}
+
 /* tr_open - open a trace.dat and find the events the tools decode */
 int tr_open(struct trace_file *tf, const char *path, bool wall,
 	    const char *buffer)

@@ -131,6 +131,8 @@ struct tr_input {
 	{ "wall", no_argument, NULL, 'w' }
 
 bool tr_input_option(struct tr_input *in, int opt, const char *arg);
+int tr_read_markers(struct trace_file *tf, const struct tr_input *in,
+		    tr_callback cb, void *data);
 int tr_iterate(struct trace_file *tf, tr_callback cb, void *data);
 void tr_close(struct trace_file *tf);
 void tr_print_buffers(struct trace_file *tf, FILE *f);
