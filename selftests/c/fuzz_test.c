@@ -1074,6 +1074,30 @@ TEST_F_TIMEOUT(fz, user_events, 300)
 /* ------------------------------------------------------------------ */
 /* user_events_rate and options/user_events_prctl                      */
 
+/*
+ * Write @len bytes of self->buf to the small settings file @p and check
+ * the errno against @mask; a failed write must leave the file as it was.
+ * The text before is left in self->rd2, after in self->rd.
+ */
+static int fz_setting_write(struct __test_metadata *_metadata,
+			    struct _test_data_fz *self, const char *p,
+			    size_t len, int flags, long off,
+			    unsigned long long mask, char *shown, size_t slen)
+{
+	int ret;
+
+	ASSERT_LT(0, cgt_read_file(p, self->rd2, 4096));
+	ret = fz_write(p, self->buf, len, flags, off);
+	ASSERT_LT(0, cgt_read_file(p, self->rd, 4096));
+	fmt_bytes(self->buf, len, shown, slen);
+	EXPECT_TRUE(errno_allowed(mask, ret))
+		TH_LOG("%s: \"%s\": %s", p, shown, ret ? strerror(-ret) : "ok");
+	if (ret)
+		EXPECT_STREQ(self->rd2, self->rd)
+			TH_LOG("%s: changed by failed \"%s\"", p, shown);
+	return ret;
+}
+
 /* "RATE BURST" per the rst; *either when the rst leaves it open */
 static unsigned long long rate_oracle(const char *b, size_t len,
 				      unsigned long long *rate,
@@ -1155,18 +1179,13 @@ static void fuzz_rate(struct __test_metadata *_metadata,
 	while (now_s() < until) {
 		len = gen_rate(self->buf);
 		mask = rate_oracle(self->buf, len, &rate, &burst, &nums);
-		ASSERT_LT(0, cgt_read_file(p, self->rd2, 4096));
-		ret = fz_write(p, self->buf, len, rn(2) ? O_TRUNC : 0,
-			       rn(4) ? -1 : (long)rn(10000));
+		ret = fz_setting_write(_metadata, self, p, len,
+				       rn(2) ? O_TRUNC : 0,
+				       rn(4) ? -1 : (long)rn(10000), mask,
+				       shown, sizeof(shown));
 		(*writes)++;
-		ASSERT_LT(0, cgt_read_file(p, self->rd, 4096));
-		fmt_bytes(self->buf, len, shown, sizeof(shown));
-		EXPECT_TRUE(errno_allowed(mask, ret))
-			TH_LOG("%s: \"%s\": %s", p, shown, ret ? strerror(-ret) : "ok");
 		if (ret) {
 			(*fails)++;
-			EXPECT_STREQ(self->rd2, self->rd)
-				TH_LOG("%s: changed by failed \"%s\"", p, shown);
 			continue;
 		}
 		if (!nums)
@@ -1212,17 +1231,12 @@ static void fuzz_prctl_opt(struct __test_metadata *_metadata,
 		}
 		/* "0"/"1" as every option; other words: the rst says nothing */
 		mask = (w >= 0 && w < 4) ? F_OK_ : F_OK_ | B(EINVAL);
-		ASSERT_LT(0, cgt_read_file(p, self->rd2, 4096));
-		ret = fz_write(p, self->buf, len, O_TRUNC, rn(4) ? -1 : (long)rn(100));
+		ret = fz_setting_write(_metadata, self, p, len, O_TRUNC,
+				       rn(4) ? -1 : (long)rn(100), mask,
+				       shown, sizeof(shown));
 		(*writes)++;
-		ASSERT_LT(0, cgt_read_file(p, self->rd, 4096));
-		fmt_bytes(self->buf, len, shown, sizeof(shown));
-		EXPECT_TRUE(errno_allowed(mask, ret))
-			TH_LOG("%s: \"%s\": %s", p, shown, ret ? strerror(-ret) : "ok");
 		if (ret) {
 			(*fails)++;
-			EXPECT_STREQ(self->rd2, self->rd)
-				TH_LOG("%s: changed by failed \"%s\"", p, shown);
 			continue;
 		}
 		EXPECT_TRUE(!strcmp(self->rd, "0\n") || !strcmp(self->rd, "1\n"))
