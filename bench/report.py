@@ -405,13 +405,23 @@ def main():
                        for l in config_lines("cgtrace.config")))
     o.append("- QEMU (from scripts/vm-run): %s; the guest benchmark pins "
              "itself (and its ping-pong partner) to CPU 0." % qemu_settings())
+    # The 1-minute load at the start says whether anything else ran: the
+    # VM itself keeps one CPU busy, so above ~1.5 something else did.
+    try:
+        load = float(str(meta.get("host_load_start", "")).split()[0])
+    except (ValueError, IndexError):
+        load = None
+    if load is not None and load < 1.5:
+        host = ("nothing else ran on the host, but TCG's boot-to-boot "
+                "spread stays wide; samples are the fastest sub-batch")
+    else:
+        host = ("**the machine was shared** with other work building "
+                "kernels or running VMs, which is why the spreads are wide "
+                "and why samples are the fastest sub-batch")
     o.append("- Host: %s CPUs (%s); load average %s at the start, %s at "
-             "the end. **The machine was shared** with other sessions "
-             "building kernels and running VMs while this ran, which is why "
-             "the spreads are wide and why samples are the fastest "
-             "sub-batch." % (meta.get("host_cpus", "?"), meta.get("host_cpu", "?"),
-                             meta.get("host_load_start", "?"),
-                             meta.get("host_load_end", "?")))
+             "the end: %s." % (meta.get("host_cpus", "?"), meta.get("host_cpu", "?"),
+                               meta.get("host_load_start", "?"),
+                               meta.get("host_load_end", "?"), host))
     o.append("- Boots: %d patched and %d vanilla with results (%s asked "
              "for each), %s rounds each; %s; whole run %s s." %
              (len(pk.boots), len(vk.boots), meta.get("boots", "?"),
