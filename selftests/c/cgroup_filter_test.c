@@ -399,7 +399,7 @@ TEST_F_TIMEOUT(cgf, running_task_moved_is_untraced_at_once, 180)
 		atomic_long seq;
 		atomic_int stop;
 	} *sh;
-	char in[512], text[64];
+	char in[512], text[64], name_nc[64], cg_nc[256], cg_in[320], cg_out[320];
 	long seq_at_move, last;
 	char *trace = malloc(1 << 22), *p;
 	pid_t pid;
@@ -408,7 +408,18 @@ TEST_F_TIMEOUT(cgf, running_task_moved_is_untraced_at_once, 180)
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, sh);
-	snprintf(in, sizeof(in), "/%s", self->name_a);
+	/*
+	 * Two cgroups under a parent that enables no controller: with the
+	 * cpu controller, moving a running task reschedules it, and a
+	 * switch would re-decide its verdict without the attach hook.
+	 */
+	snprintf(name_nc, sizeof(name_nc), "cgf-nc-%d", getpid());
+	ASSERT_EQ(0, cgt_cgroup_create(name_nc, cg_nc, sizeof(cg_nc)));
+	snprintf(in, sizeof(in), "%s/in", name_nc);
+	ASSERT_EQ(0, cgt_cgroup_create(in, cg_in, sizeof(cg_in)));
+	snprintf(in, sizeof(in), "%s/out", name_nc);
+	ASSERT_EQ(0, cgt_cgroup_create(in, cg_out, sizeof(cg_out)));
+	snprintf(in, sizeof(in), "/%s/in", name_nc);
 	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", in, O_TRUNC));
 
 	/*
@@ -426,7 +437,7 @@ TEST_F_TIMEOUT(cgf, running_task_moved_is_untraced_at_once, 180)
 		CPU_ZERO(&cpus);
 		CPU_SET(1, &cpus);
 		sched_setaffinity(0, sizeof(cpus), &cpus);
-		cgt_cgroup_enter(self->cg_a, 0);
+		cgt_cgroup_enter(cg_in, 0);
 		fd = open(cgt_instance_file(&self->inst, "trace_marker", p, sizeof(p)), O_WRONLY);
 		while (!atomic_load(&sh->stop)) {
 			long s = atomic_load(&sh->seq) + 1;
@@ -448,12 +459,15 @@ TEST_F_TIMEOUT(cgf, running_task_moved_is_untraced_at_once, 180)
 	/* Let it record some. */
 	while (atomic_load(&sh->seq) < 50)
 		usleep(1000);
-	ASSERT_EQ(0, cgt_cgroup_enter(self->cg_b, pid));
+	ASSERT_EQ(0, cgt_cgroup_enter(cg_out, pid));
 	seq_at_move = atomic_load(&sh->seq);
 	while (atomic_load(&sh->seq) < seq_at_move + 200)
 		usleep(1000);
 	atomic_store(&sh->stop, 1);
 	waitpid(pid, NULL, 0);
+	rmdir(cg_in);
+	rmdir(cg_out);
+	rmdir(cg_nc);
 
 	ASSERT_LT(0, cgt_instance_read(&self->inst, "trace", trace, 1 << 22));
 	/*
