@@ -64,7 +64,7 @@ tools: selftests
 install:
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/ install
 
-check: checkpatch kernel-debug selftests tools
+check: checkpatch series kernel-debug selftests tools
 	scripts/test-vm-run
 	scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
 	$(MAKE) --no-print-directory kernel-nofilter
