@@ -49,9 +49,9 @@ source: deps
 selftests: source
 	@$(MAKE) --no-print-directory $(SELFTESTS)
 
-$(BUILD)/selftests/%: selftests/c/%.c selftests/c/*.h
+$(BUILD)/selftests/%: selftests/c/%.c selftests/c/*.h tools/tracing/cgtrace/user_marker.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -Iselftests/c -o $@ $< -lpthread
+	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -Iselftests/c -Itools/tracing/cgtrace -o $@ $< -lpthread
 
 # tools: cgtrace, its trace-cmd plugin and the toy_gc example, into build/tools.
 tools: selftests

@@ -19,14 +19,8 @@
 
 #define CGT_TRACEFS "/sys/kernel/tracing"
 
-/* include/uapi/linux/prctl.h as patch 0006 extends it */
-#ifndef PR_TRACE_USER_MARKER
-#define PR_TRACE_USER_MARKER		0x55534d4b
-#define PR_TRACE_MARKER_BEGIN		1
-#define PR_TRACE_MARKER_END		2
-#define PR_TRACE_MARKER_COUNTER		3
-#define PR_TRACE_MARKER_INSTANT		4
-#endif
+/* PR_TRACE_USER_MARKER and its kinds, as patch 0006 adds them to uapi */
+#include "user_marker.h"
 #define CGT_CGROUP2 "/sys/fs/cgroup"
 
 struct cgt_instance {
