@@ -1105,6 +1105,9 @@ static ssize_t um_rate_write(struct file *filp, const char __user *ubuf,
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, cnt))
 		return -EFAULT;
+	/* A NUL would end the text early and hide what follows it. */
+	if (memchr(buf, '\0', cnt))
+		return -EINVAL;
 	buf[cnt] = '\0';
 	p = strim(buf);
 
