@@ -25,6 +25,8 @@
  * The pid rules are looked up for each instance that has them.
  */
 #include <linux/cgroup.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/irqflags.h>
 #include <linux/mutex.h>
@@ -530,6 +532,30 @@ void trace_ctx_filter_attach(struct cgroup_taskset *tset)
 	free_cpumask_var(cpus);
 }
 #endif
+
+/*
+ * A CPU that comes online may hold masks decided before it went offline,
+ * with slots that have been given back and taken by other instances since
+ * (filter writes re-decide online CPUs only): decide its running task as
+ * soon as it is up. Every switch on it decides from then on.
+ */
+static int ctx_cpu_online(unsigned int cpu)
+{
+	local_irq_disable();
+	ctx_decide_current(NULL);
+	local_irq_enable();
+	return 0;
+}
+
+static int __init trace_ctx_filter_init(void)
+{
+	int ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+					    "trace/ctx_filter:online",
+					    ctx_cpu_online, NULL);
+
+	return ret < 0 ? ret : 0;
+}
+core_initcall(trace_ctx_filter_init);
 
 /**
  * trace_ctx_filter_create - allocate @tr's context filter and its files

@@ -19,6 +19,7 @@
  *
  * Races that cannot be forced from user space run many iterations and
  * count the wrong outcome, which must be zero; their comments say so.
+ * RACE_TEST_ONLY=WORD runs only the tests whose name holds WORD.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -145,10 +146,13 @@ FIXTURE(race) {
 
 FIXTURE_SETUP(race)
 {
-	const char *why = missing_feature();
+	const char *why = missing_feature(), *only = getenv("RACE_TEST_ONLY");
 
 	if (why)
 		SKIP(return, "%s", why);
+	/* scripts/stress runs one test at a time (this harness has no -t) */
+	if (only && !strstr(_metadata->name, only))
+		SKIP(return, "RACE_TEST_ONLY=%s", only);
 	if (!trace_buf)
 		trace_buf = malloc(TRACE_BUF);
 	ASSERT_NE(NULL, trace_buf);
@@ -541,10 +545,21 @@ TEST_F_TIMEOUT(race, exited_group_leader_leaves_the_pid_list, 120)
 	EXPECT_TRUE(child_listed);
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * Reading a long cgroup list formats one path per entry with the cgroup
  * core's locks: the event lock must not be held across it. Reads of an
- * event filter (which take the event lock) must not wait for the list.
+ * event filter (which take the event lock) must not wait for the list:
+ * with a list being read all the time, a read that held the lock would
+ * make most filter reads wait for part of a list read. The 90th
+ * percentile is compared, not the maximum: the guest's CPUs are threads
+ * of the host, and a rare read waits for its vCPU to be scheduled.
  */
 TEST_F_TIMEOUT(race, cgroup_list_read_does_not_hold_the_event_lock, 600)
 {
@@ -556,7 +571,7 @@ TEST_F_TIMEOUT(race, cgroup_list_read_does_not_hold_the_event_lock, 600)
 	int n = 2048, i;
 	char *list, name[128], path[PATH_MAX];
 	size_t len = 0, cap = (size_t)n * 64;
-	long long t0, worst = 0, reads_before;
+	long long t0, lat[200], p90, reads_before;
 	long long mean_read;
 	pid_t reader;
 
@@ -599,8 +614,7 @@ TEST_F_TIMEOUT(race, cgroup_list_read_does_not_hold_the_event_lock, 600)
 		ASSERT_LE(0, cgt_instance_read(&self->inst,
 					       "events/sched/sched_switch/filter",
 					       f, sizeof(f)));
-		if (now_ns() - t0 > worst)
-			worst = now_ns() - t0;
+		lat[i] = now_ns() - t0;
 		usleep(500);
 	}
 	atomic_store(&sh->stop, 1);
@@ -608,9 +622,11 @@ TEST_F_TIMEOUT(race, cgroup_list_read_does_not_hold_the_event_lock, 600)
 	mean_read = atomic_load(&sh->read_ns) / atomic_load(&sh->reads);
 	/* The reads of the list overlapped the filter reads */
 	ASSERT_LE(reads_before + 3, atomic_load(&sh->reads));
-	EXPECT_LT(worst * 2, mean_read)
-		TH_LOG("a filter read waited %lld ns, a list read takes %lld ns",
-		       worst, mean_read);
+	qsort(lat, 200, sizeof(lat[0]), cmp_ll);
+	p90 = lat[179];
+	EXPECT_LT(p90 * 4, mean_read)
+		TH_LOG("90%% of filter reads took up to %lld ns, a list read %lld ns",
+		       p90, mean_read);
 	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", ""));
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/c%d", self->cg_a, i);
