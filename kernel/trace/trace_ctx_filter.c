@@ -41,8 +41,8 @@
 #include "trace_ctx_filter.h"
 
 #define CTX_SLOTS		BITS_PER_LONG
-/* Cgroups whose verdicts each CPU remembers */
-#define CTX_CG_CACHE		2
+/* Tasks whose verdicts each CPU remembers, a power of two */
+#define CTX_CACHE		8
 
 DEFINE_STATIC_KEY_FALSE(trace_ctx_filter_key);
 
@@ -52,16 +52,20 @@ EXPORT_PER_CPU_SYMBOL_GPL(trace_ctx_event_rej);
 
 DEFINE_PER_CPU(struct trace_ctx_cpu, trace_ctx_cpu);
 
-/* The cgroup verdicts of every instance for one cgroup. */
-struct ctx_cg_entry {
-	u64		id;	/* cgroup id, 0: empty */
-	u64		gen;	/* trace_ctx_gen it was decided under */
-	unsigned long	ev;	/* slots whose event cgroup rules reject */
-	unsigned long	fn;	/* slots whose function cgroup rules reject */
+/*
+ * What a CPU decided for a task lately: valid while the task has the same
+ * pid number and cgroup, and no list or slot changed (the generation).
+ * The verdict on a pid number does not depend on which task has it.
+ */
+struct ctx_entry {
+	u64			gen;
+	u64			cg_id;	/* 0 while no instance has cgroup rules */
+	pid_t			pid;
+	struct trace_ctx_masks	m;
 };
 
-/* Written only with interrupts off (switch probes, IPIs). */
-static DEFINE_PER_CPU(struct ctx_cg_entry[CTX_CG_CACHE], ctx_cg_cache);
+/* Direct-mapped by pid; written only with interrupts off. */
+static DEFINE_PER_CPU(struct ctx_entry[CTX_CACHE], ctx_cache);
 
 /*
  * Slots, and which of them have pid or cgroup rules. Written under
@@ -72,11 +76,12 @@ static unsigned long ctx_slots_used;	/* event_mutex; includes reserved */
 static unsigned long ctx_pid_slots;
 static unsigned long ctx_cg_slots;
 static unsigned long ctx_ev_slots;	/* event_mutex */
-static bool ctx_switch_probes, ctx_wakeup_probes;
+static u8 ctx_probes;			/* CTX_PROBE_*, event_mutex */
 
 /*
- * Bumped (release) after every published change of a list or a slot, so
- * that a cached cgroup verdict from before the change is never used.
+ * Bumped (release) after every published change of a list or a slot, and
+ * when event-fork or function-fork changes a pid list, so that a verdict
+ * decided before the change is never used.
  */
 static atomic64_t trace_ctx_gen = ATOMIC64_INIT(1);
 
@@ -112,74 +117,31 @@ static u8 ctx_pid_rej(struct trace_ctx_filter *f, struct task_struct *task)
 	return rej;
 }
 
-/* ctx_cg_decide - every instance's cgroup verdict on @cgrp, uncached */
-static void ctx_cg_decide(struct cgroup *cgrp, struct ctx_cg_entry *e)
+/* ctx_decide_uncached - every instance's verdict on @task */
+static void ctx_decide_uncached(struct task_struct *task,
+				struct trace_ctx_masks *m)
 {
-	unsigned long slots = READ_ONCE(ctx_cg_slots);
+	unsigned long slots, ev = 0, evcg = 0, fn = 0;
 	struct trace_ctx_filter *f;
+	struct cgroup *cgrp;
 	unsigned int slot;
 	u8 rej;
 
-	e->ev = 0;
-	e->fn = 0;
-	for_each_set_bit(slot, &slots, CTX_SLOTS) {
-		f = rcu_dereference_sched(ctx_slot[slot]);
-		if (!f)
-			continue;
-		rej = trace_cgroup_rej(f, cgrp);
-		if (rej & CTX_REJ_EV_CGROUP)
-			e->ev |= BIT(slot);
-		if (rej & CTX_REJ_FN_CGROUP)
-			e->fn |= BIT(slot);
+	slots = READ_ONCE(ctx_cg_slots);
+	if (slots) {
+		cgrp = task_dfl_cgroup(task);
+		for_each_set_bit(slot, &slots, CTX_SLOTS) {
+			f = rcu_dereference_sched(ctx_slot[slot]);
+			if (!f)
+				continue;
+			rej = trace_cgroup_rej(f, cgrp);
+			if (rej & CTX_REJ_EV_CGROUP)
+				evcg |= BIT(slot);
+			if (rej & CTX_REJ_FN_CGROUP)
+				fn |= BIT(slot);
+		}
 	}
-}
-
-/*
- * ctx_cg_lookup - the cgroup verdicts on @cgrp, from this CPU's cache
- *
- * Interrupts are off, so an interrupt that decides for another task cannot
- * overwrite an entry between the stores that fill it.
- */
-static const struct ctx_cg_entry *ctx_cg_lookup(struct cgroup *cgrp)
-{
-	struct ctx_cg_entry *cache = *this_cpu_ptr(&ctx_cg_cache);
-	u64 gen = atomic64_read_acquire(&trace_ctx_gen);
-	u64 id = cgroup_id(cgrp);
-	int i;
-
-	lockdep_assert_irqs_disabled();
-	for (i = 0; i < CTX_CG_CACHE; i++) {
-		if (cache[i].id == id && cache[i].gen == gen)
-			return &cache[i];
-	}
-	/* Keep the most recent entry first; the oldest goes. */
-	for (i = CTX_CG_CACHE - 1; i > 0; i--)
-		cache[i] = cache[i - 1];
-	ctx_cg_decide(cgrp, &cache[0]);
-	cache[0].id = id;
-	cache[0].gen = gen;
-	return &cache[0];
-}
-
-/*
- * ctx_decide - every instance's verdict on @task
- * Called with interrupts off (switch probes, wakeups of another task, IPIs).
- */
-static void ctx_decide(struct task_struct *task, struct trace_ctx_masks *m)
-{
-	unsigned long slots;
-	unsigned long ev = 0, evcg = 0, fn = 0;
-	struct trace_ctx_filter *f;
-	unsigned int slot;
-	u8 rej;
-
-	if (READ_ONCE(ctx_cg_slots)) {
-		const struct ctx_cg_entry *e = ctx_cg_lookup(task_dfl_cgroup(task));
-
-		evcg = e->ev;
-		ev = e->ev;
-		fn = e->fn;
-	}
+	ev = evcg;
 	slots = READ_ONCE(ctx_pid_slots);
 	for_each_set_bit(slot, &slots, CTX_SLOTS) {
 		f = rcu_dereference_sched(ctx_slot[slot]);
@@ -196,14 +158,65 @@ static void ctx_decide(struct task_struct *task, struct trace_ctx_masks *m)
 	m->fn = fn;
 }
 
+/* ctx_decide_fill - decide @task into its cache entry @e */
+static noinline void ctx_decide_fill(struct task_struct *task,
+				     struct ctx_entry *e, u64 gen, u64 id)
+{
+	ctx_decide_uncached(task, &e->m);
+	e->pid = task->pid;
+	e->cg_id = id;
+	e->gen = gen;
+}
+
+/*
+ * ctx_decide - every instance's verdict on @task, from this CPU's cache
+ *
+ * Called with interrupts off (switch probes, wakeups of another task,
+ * IPIs), so that nothing on this CPU can fill the same entry between the
+ * stores that fill it. The entry stays valid until the next decision on
+ * this CPU.
+ */
+static __always_inline const struct trace_ctx_masks *
+ctx_decide(struct task_struct *task)
+{
+	u64 gen = atomic64_read_acquire(&trace_ctx_gen);
+	u64 id = READ_ONCE(ctx_cg_slots) ? cgroup_id(task_dfl_cgroup(task)) : 0;
+	struct ctx_entry *e;
+
+	lockdep_assert_irqs_disabled();
+	e = this_cpu_ptr(&ctx_cache[task->pid & (CTX_CACHE - 1)]);
+	if (unlikely(e->pid != task->pid || e->cg_id != id || e->gen != gen))
+		ctx_decide_fill(task, e, gen, id);
+	return &e->m;
+}
+
+/* Three words, not a string copy: the switch path counts instructions */
+static __always_inline void ctx_masks_set(struct trace_ctx_masks *d,
+					  const struct trace_ctx_masks *s)
+{
+	d->ev = s->ev;
+	d->evcg = s->evcg;
+	d->fn = s->fn;
+}
+
+/**
+ * trace_ctx_pids_changed - event-fork or function-fork changed a pid list
+ *
+ * Called after the change, from the fork and exit probes: verdicts cached
+ * before it are not used again.
+ */
+void trace_ctx_pids_changed(void)
+{
+	atomic64_inc_return_release(&trace_ctx_gen);
+}
+
 static void
 ctx_sched_switch_pre(void *data, bool preempt, struct task_struct *prev,
 		     struct task_struct *next, unsigned int prev_state)
 {
 	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
-	ctx_decide(next, &c->next);
-	/* Keep the switch unless a rule rejects both tasks. */
+	ctx_masks_set(&c->next, ctx_decide(next));
 	this_cpu_write(trace_ctx_event_rej, c->cur.ev & c->next.ev);
 }
 
@@ -213,75 +226,172 @@ ctx_sched_switch_post(void *data, bool preempt, struct task_struct *prev,
 {
 	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
-	c->cur = c->next;
+	ctx_masks_set(&c->cur, &c->next);
 	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
+}
+
+static void
+ctx_sched_switch_decide(void *data, bool preempt, struct task_struct *prev,
+			struct task_struct *next, unsigned int prev_state)
+{
+	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
+
+	ctx_masks_set(&c->cur, ctx_decide(next));
+	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
+}
+
+/*
+ * The wakeup probes, while a filtering instance records a wakeup event:
+ * a wakeup of a traced task is kept whoever wakes it.
+ */
+static noinline void ctx_wakeup_decide(struct task_struct *task,
+				       unsigned long cur)
+{
+	this_cpu_write(trace_ctx_event_rej, cur & ctx_decide(task)->ev);
 }
 
 static void ctx_sched_wakeup_pre(void *data, struct task_struct *task)
 {
-	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
-	struct trace_ctx_masks m;
+	unsigned long cur = this_cpu_read(trace_ctx_cpu.cur.ev);
 
 	/*
 	 * Nothing to do while current is traced everywhere; and current
 	 * waking itself (the only case with interrupts on) has its verdict.
 	 */
-	if (!c->cur.ev || task == current)
-		return;
-	ctx_decide(task, &m);
-	/* Keep the wakeup of a traced task, whoever wakes it. */
-	this_cpu_write(trace_ctx_event_rej, c->cur.ev & m.ev);
+	if (cur && task != current)
+		ctx_wakeup_decide(task, cur);
 }
 
 static void ctx_sched_wakeup_post(void *data, struct task_struct *task)
 {
-	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
+	unsigned long cur = this_cpu_read(trace_ctx_cpu.cur.ev);
 
 	/* As the pre probe: with interrupts on, an IPI may change cur. */
-	if (c->cur.ev && task != current)
-		this_cpu_write(trace_ctx_event_rej, c->cur.ev);
+	if (cur && task != current)
+		this_cpu_write(trace_ctx_event_rej, cur);
 }
 
-static void ctx_register_switch(bool on)
+/* Probe sets, registered as the filtering instances need them */
+#define CTX_PROBE_DECIDE	BIT(0)	/* ctx_sched_switch_decide alone */
+#define CTX_PROBE_PREPOST	BIT(1)	/* ctx_sched_switch_pre and _post */
+#define CTX_PROBE_WAKEUP	BIT(2)	/* the wakeup pre and post probes */
+
+/*
+ * ctx_set_probes - register and unregister probe sets. A post probe goes
+ * in before its pre probe and out after it, so that no tracepoint call
+ * runs a pre probe without its post: no CPU is left with the verdict of a
+ * half-done switch or wakeup, and no grace period is needed.
+ */
+static void ctx_set_probes(u8 want)
 {
-	if (on) {
-		/*
-		 * pre before every other sched_switch probe, post after the
-		 * sched_switch event has been recorded.
-		 */
-		WARN_ON_ONCE(register_trace_prio_sched_switch(ctx_sched_switch_pre,
-							      NULL, INT_MAX));
+	u8 add = want & ~ctx_probes, del = ctx_probes & ~want;
+
+	if (add & CTX_PROBE_DECIDE)
+		WARN_ON_ONCE(register_trace_prio_sched_switch(ctx_sched_switch_decide,
+							      NULL, 0));
+	if (add & CTX_PROBE_PREPOST) {
 		WARN_ON_ONCE(register_trace_prio_sched_switch(ctx_sched_switch_post,
 							      NULL, 0));
-	} else {
-		unregister_trace_sched_switch(ctx_sched_switch_pre, NULL);
-		unregister_trace_sched_switch(ctx_sched_switch_post, NULL);
+		WARN_ON_ONCE(register_trace_prio_sched_switch(ctx_sched_switch_pre,
+							      NULL, INT_MAX));
 	}
-}
-
-static void ctx_register_wakeup(bool on)
-{
-	if (on) {
-		WARN_ON_ONCE(register_trace_prio_sched_wakeup(ctx_sched_wakeup_pre,
+	if (add & CTX_PROBE_WAKEUP) {
+		WARN_ON_ONCE(register_trace_prio_sched_waking(ctx_sched_wakeup_post,
+							      NULL, 0));
+		WARN_ON_ONCE(register_trace_prio_sched_waking(ctx_sched_wakeup_pre,
 							      NULL, INT_MAX));
 		WARN_ON_ONCE(register_trace_prio_sched_wakeup(ctx_sched_wakeup_post,
 							      NULL, 0));
-		WARN_ON_ONCE(register_trace_prio_sched_wakeup_new(ctx_sched_wakeup_pre,
-								  NULL, INT_MAX));
+		WARN_ON_ONCE(register_trace_prio_sched_wakeup(ctx_sched_wakeup_pre,
+							      NULL, INT_MAX));
 		WARN_ON_ONCE(register_trace_prio_sched_wakeup_new(ctx_sched_wakeup_post,
 								  NULL, 0));
-		WARN_ON_ONCE(register_trace_prio_sched_waking(ctx_sched_wakeup_pre,
-							      NULL, INT_MAX));
-		WARN_ON_ONCE(register_trace_prio_sched_waking(ctx_sched_wakeup_post,
-							      NULL, 0));
-	} else {
+		WARN_ON_ONCE(register_trace_prio_sched_wakeup_new(ctx_sched_wakeup_pre,
+								  NULL, INT_MAX));
+	}
+	if (del & CTX_PROBE_WAKEUP) {
+		unregister_trace_sched_waking(ctx_sched_wakeup_pre, NULL);
+		unregister_trace_sched_waking(ctx_sched_wakeup_post, NULL);
 		unregister_trace_sched_wakeup(ctx_sched_wakeup_pre, NULL);
 		unregister_trace_sched_wakeup(ctx_sched_wakeup_post, NULL);
 		unregister_trace_sched_wakeup_new(ctx_sched_wakeup_pre, NULL);
 		unregister_trace_sched_wakeup_new(ctx_sched_wakeup_post, NULL);
-		unregister_trace_sched_waking(ctx_sched_wakeup_pre, NULL);
-		unregister_trace_sched_waking(ctx_sched_wakeup_post, NULL);
 	}
+	if (del & CTX_PROBE_PREPOST) {
+		unregister_trace_sched_switch(ctx_sched_switch_pre, NULL);
+		unregister_trace_sched_switch(ctx_sched_switch_post, NULL);
+	}
+	if (del & CTX_PROBE_DECIDE)
+		unregister_trace_sched_switch(ctx_sched_switch_decide, NULL);
+	ctx_probes = want;
+}
+
+/* ctx_sched_event - which probes keep the events of @call whole */
+static u8 ctx_sched_event(struct trace_event_call *call)
+{
+	if (!(call->flags & TRACE_EVENT_FL_TRACEPOINT))
+		return 0;
+	if (call->tp == &__tracepoint_sched_switch)
+		return CTX_PROBE_PREPOST;
+	if (call->tp == &__tracepoint_sched_waking ||
+	    call->tp == &__tracepoint_sched_wakeup ||
+	    call->tp == &__tracepoint_sched_wakeup_new)
+		return CTX_PROBE_WAKEUP;
+	return 0;
+}
+
+/* ctx_sched_events - the probes @tr's enabled sched events want */
+static u8 ctx_sched_events(struct trace_array *tr)
+{
+	struct trace_event_file *file;
+	u8 want = 0;
+
+	list_for_each_entry(file, &tr->events, list) {
+		if (file->flags & EVENT_FILE_FL_ENABLED)
+			want |= ctx_sched_event(file->event_call);
+	}
+	return want;
+}
+
+/* ctx_update_probes - the probes every filtering instance needs */
+static void ctx_update_probes(void)
+{
+	unsigned long slots = ctx_ev_slots;
+	struct trace_ctx_filter *f;
+	unsigned int slot;
+	u8 want = 0;
+
+	lockdep_assert_held(&event_mutex);
+	for_each_set_bit(slot, &slots, CTX_SLOTS) {
+		f = rcu_dereference_protected(ctx_slot[slot],
+					      lockdep_is_held(&event_mutex));
+		if (f)
+			want |= f->sched_probes;
+	}
+	if (ctx_pid_slots || ctx_cg_slots)
+		want |= want & CTX_PROBE_PREPOST ? 0 : CTX_PROBE_DECIDE;
+	else
+		want = 0;
+	ctx_set_probes(want);
+}
+
+/**
+ * trace_ctx_filter_event_toggled - an event of an instance was enabled or
+ *	disabled
+ * @file: the event file
+ *
+ * The switch and wakeup events of a filtering instance need probes around
+ * them, to keep a switch or a wakeup that involves a traced task.
+ */
+void trace_ctx_filter_event_toggled(struct trace_event_file *file)
+{
+	struct trace_ctx_filter *f = file->tr->ctx_filter;
+
+	lockdep_assert_held(&event_mutex);
+	if (!f || f->slot < 0 || !ctx_sched_event(file->event_call))
+		return;
+	f->sched_probes = f->rules & CTX_REJ_EV ? ctx_sched_events(file->tr) : 0;
+	ctx_update_probes();
 }
 
 /* ctx_decide_current - re-decide this CPU's running task (IPI context) */
@@ -289,7 +399,7 @@ static void ctx_decide_current(void *unused)
 {
 	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
-	ctx_decide(current, &c->cur);
+	ctx_masks_set(&c->cur, ctx_decide(current));
 	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
 }
 
@@ -382,7 +492,7 @@ int trace_ctx_filter_prepare(struct trace_array *tr)
 void trace_ctx_filter_update_locked(struct trace_array *tr)
 {
 	struct trace_ctx_filter *f = tr->ctx_filter;
-	bool want_switch, want_wakeup, sync = false;
+	bool want_switch;
 	unsigned long bit;
 	u8 rules;
 
@@ -418,30 +528,16 @@ void trace_ctx_filter_update_locked(struct trace_array *tr)
 	atomic64_inc_return_release(&trace_ctx_gen);
 
 	want_switch = ctx_pid_slots || ctx_cg_slots;
-	want_wakeup = ctx_ev_slots;
-	if (want_switch && !ctx_switch_probes) {
-		ctx_register_switch(true);
-		ctx_switch_probes = true;
+	f->sched_probes = rules & CTX_REJ_EV ? ctx_sched_events(tr) : 0;
+	ctx_update_probes();
+	if (want_switch)
 		static_branch_enable(&trace_ctx_filter_key);
-	}
-	if (want_wakeup != ctx_wakeup_probes) {
-		ctx_register_wakeup(want_wakeup);
-		ctx_wakeup_probes = want_wakeup;
-		sync |= !want_wakeup;
-	}
-	if (!want_switch && ctx_switch_probes) {
-		ctx_register_switch(false);
-		ctx_switch_probes = false;
-		sync = true;
-	}
+
 	/*
 	 * A slot given back may be taken by another instance: no probe, gate
-	 * or IPI may still be using masks decided with it. Probes that are
-	 * gone may have left a verdict half done: wait for them too.
+	 * or IPI may still be using masks decided with it.
 	 */
 	if (!rules)
-		sync = true;
-	if (sync)
 		tracepoint_synchronize_unregister();
 	/* Switches decide for the tasks to come; decide current now. */
 	on_each_cpu(ctx_decide_current, NULL, 1);

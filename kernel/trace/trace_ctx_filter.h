@@ -80,6 +80,7 @@ DECLARE_PER_CPU(struct trace_ctx_cpu, trace_ctx_cpu);
 struct trace_ctx_filter {
 	struct trace_array		*tr;
 	u8				rules;		/* CTX_REJ_* configured */
+	u8				sched_probes;	/* its sched events want */
 	int				slot;		/* -1: none */
 	/* BIT(slot) where a rule of the kind exists, else 0: the gates */
 	unsigned long			ev_bit;
@@ -97,6 +98,8 @@ void trace_ctx_filter_update(struct trace_array *tr);
 void trace_ctx_filter_update_locked(struct trace_array *tr);
 void trace_ctx_filter_init_file(struct trace_array *tr,
 				struct trace_event_file *file);
+void trace_ctx_filter_event_toggled(struct trace_event_file *file);
+void trace_ctx_pids_changed(void);
 bool trace_pid_reused(struct task_struct *task);
 
 /* Cgroup lists: trace_cgroup_filter.c (CONFIG_TRACE_CGROUP_FILTER). */
