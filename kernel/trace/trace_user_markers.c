@@ -26,9 +26,6 @@
 #define UM_BURST_MAX		1000000
 #define UM_RATE_DEFAULT		100000
 #define UM_BURST_DEFAULT	10000
-/* Small writes are parsed on the stack, bigger ones in a kmalloc'ed batch */
-#define UM_SMALL_WRITE		255
-#define UM_SMALL_RECS		8
 
 /*
  * Every instance's markers, walked by top-level and prctl writes and by
@@ -176,39 +173,58 @@ static void um_deliver_all(const struct um_rec *recs, int n,
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
 
-/* @buf has room for cnt + 1 bytes: the parser's sentinel */
-static int um_write_batch(struct trace_array *tr, const char __user *ubuf,
-			  size_t cnt, char *buf, struct um_rec *recs, int cap)
+/*
+ * A write's text (with room for the parser's sentinel) and its records.
+ * Each open file of user_events has one, so that a write neither
+ * allocates nor fills a large stack frame; a write that finds it busy
+ * (threads sharing the file) allocates its own.
+ */
+struct um_batch {
+	unsigned long	busy;		/* bit 0: a write uses it */
+	char		buf[UM_WRITE_MAX + UM_SCAN_SLACK];
+	struct um_rec	recs[UM_RECS_MAX];
+};
+
+struct um_open {
+	struct trace_array	*tr;
+	struct um_batch		batch;
+};
+
+static int um_events_open(struct inode *inode, struct file *filp)
 {
-	int n;
+	struct trace_array *tr = inode->i_private;
+	struct um_open *uo;
+	int ret;
 
-	if (copy_from_user(buf, ubuf, cnt))
-		return -EFAULT;
-	n = trace_um_parse(buf, cnt, recs, cap);
-	if (n <= 0)
-		return n;
-
-	if (tr->flags & TRACE_ARRAY_FL_GLOBAL)
-		um_deliver_all(recs, n, tr->user_markers, false);
-	else
-		um_deliver(tr->user_markers, recs, n, true);
+	ret = tracing_check_open_get_tr(tr);
+	if (ret)
+		return ret;
+	uo = kzalloc(sizeof(*uo), GFP_KERNEL_ACCOUNT);
+	if (!uo) {
+		trace_array_put(tr);
+		return -ENOMEM;
+	}
+	uo->tr = tr;
+	filp->private_data = uo;
 	return 0;
 }
 
-struct um_big_batch {
-	char		buf[UM_WRITE_MAX + 1];
-	struct um_rec	recs[UM_RECS_MAX];
-};
+static int um_events_release(struct inode *inode, struct file *filp)
+{
+	struct um_open *uo = filp->private_data;
+
+	trace_array_put(uo->tr);
+	kfree(uo);
+	return 0;
+}
 
 static ssize_t um_events_write(struct file *filp, const char __user *ubuf,
 			       size_t cnt, loff_t *ppos)
 {
-	struct trace_array *tr = filp->private_data;
-	struct trace_user_markers *um = tr->user_markers;
-	struct um_rec recs[UM_SMALL_RECS];
-	char buf[UM_SMALL_WRITE + 1];
-	struct um_big_batch *big;
-	int ret;
+	struct um_open *uo = filp->private_data;
+	struct trace_array *tr = uo->tr;
+	struct um_batch *b = &uo->batch;
+	int n;
 
 	if (tracing_is_disabled())
 		return -EINVAL;
@@ -218,27 +234,36 @@ static ssize_t um_events_write(struct file *filp, const char __user *ubuf,
 		return 0;
 
 	if (cnt > UM_WRITE_MAX) {
-		ret = -E2BIG;
-	} else {
-		ret = -ENOBUFS;
-		if (cnt <= UM_SMALL_WRITE)
-			ret = um_write_batch(tr, ubuf, cnt, buf, recs,
-					     ARRAY_SIZE(recs));
-		if (ret == -ENOBUFS) {
-			big = kmalloc(sizeof(*big), GFP_KERNEL);
-			if (!big)
-				return -ENOMEM;
-			ret = um_write_batch(tr, ubuf, cnt, big->buf, big->recs,
-					     UM_RECS_MAX);
-			kfree(big);
-		}
+		n = -E2BIG;
+		goto rejected;
 	}
-	if (ret) {
-		this_cpu_inc(um->stats->rejected);
-		return ret;
+	if (test_and_set_bit_lock(0, &b->busy)) {
+		b = kmalloc(sizeof(*b), GFP_KERNEL);
+		if (!b)
+			return -ENOMEM;
 	}
+	if (copy_from_user(b->buf, ubuf, cnt))
+		n = -EFAULT;
+	else
+		n = trace_um_parse(b->buf, cnt, b->recs);
+	if (n > 0) {
+		if (tr->flags & TRACE_ARRAY_FL_GLOBAL)
+			um_deliver_all(b->recs, n, tr->user_markers, false);
+		else
+			um_deliver(tr->user_markers, b->recs, n, true);
+	}
+	if (b == &uo->batch)
+		clear_bit_unlock(0, &b->busy);
+	else
+		kfree(b);
+	if (n < 0)
+		goto rejected;
 	*ppos += cnt;
 	return cnt;
+
+rejected:
+	this_cpu_inc(tr->user_markers->stats->rejected);
+	return n;
 }
 
 static int um_release(struct inode *inode, struct file *filp)
@@ -248,9 +273,9 @@ static int um_release(struct inode *inode, struct file *filp)
 }
 
 static const struct file_operations um_events_fops = {
-	.open		= tracing_open_generic_tr,
+	.open		= um_events_open,
 	.write		= um_events_write,
-	.release	= um_release,
+	.release	= um_events_release,
 	.llseek		= generic_file_llseek,
 };
 

@@ -45,6 +45,8 @@ static inline void trace_user_markers_destroy(struct trace_array *tr) { }
 #define UM_ARENA		1024	/* bytes of open span names */
 #define UM_DEEP_MAX		65535	/* untracked spans counted */
 #define UM_HASH_BITS		6
+/* Room after a write's sentinel: names are scanned eight bytes at once */
+#define UM_SCAN_SLACK		8
 
 enum um_event {
 	UM_BEGIN,
@@ -145,7 +147,7 @@ struct trace_user_markers {
 };
 
 /* trace_user_markers_parse.c */
-int trace_um_parse(char *buf, size_t len, struct um_rec *recs, int cap);
+int trace_um_parse(char *buf, size_t len, struct um_rec *recs);
 int trace_um_check_name(const char *s, size_t len);
 
 /* trace_user_markers_events.c */

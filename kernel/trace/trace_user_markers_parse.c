@@ -8,9 +8,11 @@
  * A write is parsed whole before any record is delivered, in one pass
  * over its bytes: a write that fails records nothing.
  */
+#include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>
+#include <asm/unaligned.h>
 
 #include "trace.h"
 #include "trace_user_markers.h"
@@ -59,29 +61,60 @@ int trace_um_check_name(const char *s, size_t len)
 }
 
 /*
+ * um_stop_bytes - the bytes of @w (the first one lowest) that end a name
+ * or are refused in one: control bytes (newline and NUL among them), '|'
+ * and DEL, each marked by its high bit. Bytes after the first marked one
+ * may be marked wrongly (a borrow runs on); only the first one is used.
+ */
+static inline u64 um_stop_bytes(u64 w)
+{
+	const u64 ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	u64 bar = w ^ (ones * '|'), del = w ^ (ones * 0x7f);
+
+	return ((w - ones * 0x20) & ~w & high) |
+	       ((bar - ones) & ~bar & high) | ((del - ones) & ~del & high);
+}
+
+/*
+ * um_scan_name - the first byte from @p on that ends a name or is refused
+ * in one, eight bytes at a time: the write buffer has UM_SCAN_SLACK bytes
+ * after its sentinel, which is a stop byte.
+ */
+static const char *um_scan_name(const char *p)
+{
+	u64 m;
+
+	while (!(m = um_stop_bytes(get_unaligned_le64(p))))
+		p += 8;
+	return p + (__ffs64(m) >> 3);
+}
+
+/*
  * um_parse_value - a signed 64-bit decimal ending at '\n' (the sentinel
  * after the last record included): no '+', no leading zero, no overflow.
+ * Up to 19 digits fit in a u64 unchecked, and S64_MAX has 19: more are
+ * refused before they could wrap.
  */
 static int um_parse_value(const char **pp, s64 *val)
 {
-	const char *p = *pp;
+	const char *p = *pp, *start;
 	bool neg = *p == '-';
-	u64 v = 0, lim;
 	unsigned int d;
+	u64 v = 0;
 
 	p += neg;
-	lim = neg ? (u64)S64_MAX + 1 : S64_MAX;
 	if (*p == '0' && p[1] != '\n')
 		return -EINVAL;
+	start = p;
 	do {
 		d = (u8)*p - '0';
 		if (d > 9)
 			return -EINVAL;
-		if (v > (lim - d) / 10)
-			return -EINVAL;
 		v = v * 10 + d;
 		p++;
-	} while (*p != '\n');
+	} while (*p != '\n' && p - start < 19);
+	if (*p != '\n' || v > (neg ? (u64)S64_MAX + 1 : (u64)S64_MAX))
+		return -EINVAL;
 	*val = neg ? (s64)(0 - v) : (s64)v;
 	*pp = p;
 	return 0;
@@ -121,8 +154,7 @@ static int um_parse_rec(const char **pp, struct um_rec *r)
 		return -EINVAL;
 
 	start = ++p;
-	while (!um_cclass[(u8)*p])
-		p++;
+	p = um_scan_name(p);
 	if (um_cclass[(u8)*p] & UM_CC_BAD)
 		return -EINVAL;
 	if (p == start)
@@ -153,18 +185,17 @@ static int um_parse_rec(const char **pp, struct um_rec *r)
 
 /**
  * trace_um_parse - split a write into records
- * @buf: the write, with one byte of room after it
+ * @buf: the write, with UM_SCAN_SLACK bytes of room after it
  * @len: its length
- * @recs: where the records go
- * @cap: room in @recs
+ * @recs: room for UM_RECS_MAX records
  *
  * A newline is stored after the last record as a sentinel, so that the
  * scan needs no bounds checks; a NUL byte anywhere is a control byte.
  *
- * Return: the number of records, -E2BIG past UM_RECS_MAX, -ENOBUFS past
- * @cap (the caller retries with room), or the first record's error.
+ * Return: the number of records, -E2BIG past UM_RECS_MAX, or the first
+ * record's error.
  */
-int trace_um_parse(char *buf, size_t len, struct um_rec *recs, int cap)
+int trace_um_parse(char *buf, size_t len, struct um_rec *recs)
 {
 	const char *p = buf, *end = buf + len;
 	int n = 0, ret;
@@ -176,8 +207,6 @@ int trace_um_parse(char *buf, size_t len, struct um_rec *recs, int cap)
 	while (p <= end) {
 		if (n == UM_RECS_MAX)
 			return -E2BIG;
-		if (n == cap)
-			return -ENOBUFS;
 		ret = um_parse_rec(&p, &recs[n]);
 		if (ret)
 			return ret;

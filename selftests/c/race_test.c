@@ -796,8 +796,11 @@ TEST_F_TIMEOUT(race, migrations_send_ipis_only_for_cgroup_rules, 180)
 	with_cg = call_ipis() - before;
 	kill(sleeper, SIGKILL);
 	waitpid(sleeper, NULL, 0);
-	/* With a cgroup rule every move reaches the sleeper's CPU */
-	EXPECT_LE(moves, with_cg);
+	/*
+	 * With a cgroup rule every move reaches the sleeper's CPU (calls
+	 * queued to a CPU that has one pending share its interrupt).
+	 */
+	EXPECT_LE(moves * 3 / 4, with_cg);
 	EXPECT_GT(moves / 4, pid_only) TH_LOG("%lld IPIs for %d moves, pid rules only",
 					      pid_only, moves);
 }
