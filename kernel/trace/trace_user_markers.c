@@ -348,13 +348,13 @@ static ssize_t um_stats_read(struct file *filp, char __user *ubuf, size_t cnt,
 	char buf[448];
 	int cpu, len;
 
+	for_each_possible_cpu(cpu)
+		t.lost_reported += READ_ONCE(per_cpu_ptr(um->stats, cpu)->lost_reported);
 	/*
 	 * Reports first: a drop is counted in rate_limited before its report
 	 * can be taken (trace_um_take()), so summing rate_limited after
 	 * lost_reported never gives more reported than dropped.
 	 */
-	for_each_possible_cpu(cpu)
-		t.lost_reported += READ_ONCE(per_cpu_ptr(um->stats, cpu)->lost_reported);
 	smp_rmb();
 	for_each_possible_cpu(cpu) {
 		struct um_stats *s = per_cpu_ptr(um->stats, cpu);

@@ -274,13 +274,7 @@ UM_EVENT(UM_BEGIN, begin, begin,
 	 "\"%s depth=%u tgid=%d\", __get_str(name), REC->depth, REC->tgid");
 /* The same line as um_output() prints, for tools that read the format */
 UM_EVENT(UM_END, end, end,
-	 "\"%s depth=%u dur=%llu.%03llums cpu=%llu.%03llums%s%s%s tgid=%d\", "
-	 "__get_str(name), REC->depth, "
-	 "REC->duration_ns / 1000000, REC->duration_ns / 1000 % 1000, "
-	 "REC->cpu_ns / 1000000, REC->cpu_ns / 1000 % 1000, "
-	 "REC->flags & 1 ? \" unmatched\" : \"\", "
-	 "REC->flags & 2 ? \" exited\" : \"\", "
-	 "REC->flags & 4 ? \" untracked\" : \"\", REC->tgid");
+	 "\"%s depth=%u dur=%llu.%03llums cpu=%llu.%03llums%s%s%s tgid=%d\", __get_str(name), REC->depth, REC->duration_ns / 1000000, REC->duration_ns / 1000 % 1000, REC->cpu_ns / 1000000, REC->cpu_ns / 1000 % 1000, REC->flags & 1 ? \" unmatched\" : \"\", REC->flags & 2 ? \" exited\" : \"\", REC->flags & 4 ? \" untracked\" : \"\", REC->tgid");
 UM_EVENT(UM_COUNTER, counter, counter,
 	 "\"%s=%lld tgid=%d\", __get_str(name), REC->value, REC->tgid");
 UM_EVENT(UM_ASYNC_BEGIN, async_begin, async,
@@ -355,7 +349,6 @@ static void um_fill(void *ent, enum um_event ev, const struct um_out *o)
 		break;
 	}
 }
-
 
 /**
  * trace_um_emit - write one event for a record and count where it went
