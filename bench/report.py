@@ -697,8 +697,8 @@ def main(raw):
     if PW.per_boot or VW.per_boot:
         o += ["", "## Wall time (secondary)", "",
               "The same cases timed without icount (%d patched, %d vanilla "
-              "boots): nanoseconds per operation, the median of the "
-              "rounds' fastest sub-batches. Under TCG these move by tens of "
+              "boots): nanoseconds per operation, the fastest sub-batch of "
+              "all rounds. Under TCG these move by tens of "
               "percent from boot to boot; no verdict is taken from them." %
               (len(PW.per_boot), len(VW.per_boot)), "",
               "| case | patched ns | vanilla ns |", "|---|---|---|"]
