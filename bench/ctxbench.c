@@ -69,7 +69,7 @@ enum cg { CG_NONE, CG_SELF, CG_OTHER, CG_MANY };
 enum pid { PID_NONE, PID_SELF, PID_OTHER, PID_MANY };
 
 /* What a marker case writes, and how. */
-enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_SINGLE, MK_BATCH };
+enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_PAIR_NULL, MK_SINGLE, MK_BATCH };
 
 struct bcase {
 	const char	*name;
@@ -128,6 +128,8 @@ static struct bcase cases[] = {
 				.soft = 1 },
 	{ "mk_pair_ue_off",	K_MARKER, EV_NONE, .mk = MK_PAIR_UE },
 	{ "mk_pair_tm",		K_MARKER, EV_NONE, .mk = MK_PAIR_TM },
+	/* the same two write(2) calls to /dev/null: the syscall floor */
+	{ "mk_pair_null",	K_MARKER, EV_NONE, .mk = MK_PAIR_NULL },
 	{ "mk_single",		K_MARKER, EV_MARKERS, .mk = MK_SINGLE },
 	{ "mk_single_soft",	K_MARKER, EV_MARKERS, .mk = MK_SINGLE,
 				.soft = 1 },
@@ -147,7 +149,7 @@ static int has_cgfilter, has_markers, has_soft;
 static int nr_inst;		/* extra instances made (the largest ninst) */
 static pid_t self, partner;
 static int ping[2], pong[2];
-static int ue_fd = -1, tm_fd = -1;
+static int ue_fd = -1, tm_fd = -1, null_fd = -1;
 static char *cg_many_list, *pid_many_list;
 static char batch_buf[4096];
 static size_t batch_len;
@@ -374,6 +376,9 @@ static void setup_markers(void)
 {
 	int i;
 
+	null_fd = open("/dev/null", O_WRONLY);
+	if (null_fd < 0)
+		die("open /dev/null: %s", strerror(errno));
 	tm_fd = open(INST "/trace_marker", O_WRONLY);
 	if (tm_fd < 0)
 		die("open trace_marker: %s", strerror(errno));
@@ -601,6 +606,10 @@ static double run_batch(const struct bcase *c, long n)
 			case MK_PAIR_TM:
 				must_mwrite(tm_fd, b, sizeof(b) - 1);
 				must_mwrite(tm_fd, e, sizeof(e) - 1);
+				break;
+			case MK_PAIR_NULL:
+				must_mwrite(null_fd, b, sizeof(b) - 1);
+				must_mwrite(null_fd, e, sizeof(e) - 1);
 				break;
 			case MK_SINGLE:
 				must_mwrite(ue_fd, one, sizeof(one) - 1);
@@ -936,7 +945,8 @@ int main(int argc, char **argv)
 		if ((c->cg != CG_NONE || c->fcg || c->ninst) && !has_cgfilter) {
 			c->skip = 1;
 			printf("skip %s kernel has no set_event_cgroup\n", c->name);
-		} else if (c->kind == K_MARKER && !has_markers) {
+		} else if (c->kind == K_MARKER && !has_markers &&
+			   c->mk != MK_PAIR_TM && c->mk != MK_PAIR_NULL) {
 			c->skip = 1;
 			printf("skip %s kernel has no user_events\n", c->name);
 		} else if (c->soft && !has_soft) {

@@ -644,14 +644,19 @@ def main(raw):
         "soft-disabled (armed). trace_marker is what the pair must at "
         "least pay: two writes of a record into the ring buffer.",
         count_table(P, V, [
+            ("two write(2) of the same bytes to /dev/null: `mk_pair_null`",
+             "K.mk_pair_null", "floor: the syscalls"),
             ("two trace_marker writes: `mk_pair_tm`", "K.mk_pair_tm", "floor"),
+            ("two trace_marker writes above the syscalls", "K.mk_pair_tm - K.mk_pair_null", ""),
             ("B + E, user_markers disabled: `mk_pair_ue_off`", "K.mk_pair_ue_off", "floor"),
             ("B + E, events soft-disabled: `mk_pair_ue_soft`", "K.mk_pair_ue_soft", "floor"),
             ("B + E recorded: `mk_pair_ue`", "K.mk_pair_ue", ""),
             ("B + E / two trace_marker writes", "K.mk_pair_ue / K.mk_pair_tm", "target <= 1.3"),
             ("B + E above two trace_marker writes", "K.mk_pair_ue - K.mk_pair_tm", ""),
-            ("recording B + E, above user_markers disabled", "K.mk_pair_ue - K.mk_pair_ue_off", "")],
-            vanilla=False))
+            ("B + E disabled, above the syscalls (parsing, checks)",
+             "K.mk_pair_ue_off - K.mk_pair_null", ""),
+            ("recording B + E, above user_markers disabled", "K.mk_pair_ue - K.mk_pair_ue_off", ""),
+            ("the target: 1.3 x two trace_marker writes", "K.mk_pair_tm * 1.3", "")]))
 
     o += section(
         "9. Markers: per record, 16-record write / single-record write",
@@ -667,9 +672,11 @@ def main(raw):
             ("16-record write soft-disabled, per record", "K.mk_batch16_soft / 16", "floor"),
             ("16-record write, rate limit dropping, per record", "K.mk_batch16_drop / 16", ""),
             ("per record: batch / single", "(K.mk_batch16 / 16) / K.mk_single", "target <= 0.35"),
+            ("the target per record: 0.35 x `mk_single`", "K.mk_single * 0.35", ""),
             ("recording a record, above disabled (batch, per record)",
              "(K.mk_batch16 - K.mk_batch16_off) / 16", ""),
-            ("one `C` record / one trace_marker write", "K.mk_single / (K.mk_pair_tm / 2)", "")],
+            ("one `C` record / one trace_marker write", "K.mk_single / (K.mk_pair_tm / 2)", ""),
+            ("one write(2) to /dev/null: `mk_pair_null` / 2", "K.mk_pair_null / 2", "the syscall")],
             vanilla=False))
 
     o += ["", "## 10. Memory", "",
