@@ -480,7 +480,8 @@ def main(raw):
                  "`%s` on %s): states the operation leaves behind (which "
                  "task the scheduler picks first, where the ring buffer's "
                  "page ends) that change the work a little. The figure is "
-                 "the smallest sample, which every boot reaches." %
+                 "the smallest sample; the line above says how closely the "
+                 "boots agree on it." %
                  (within, len(sp), REPEAT_LIMIT * 100, worst[2] * 100,
                   worst[1], worst[0]))
     o.append("- Operations: `sc_*` one `getppid()` syscall; `pp_*` a pipe "
