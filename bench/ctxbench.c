@@ -84,6 +84,7 @@ struct bcase {
 	int		fcg;		/* set_ftrace_cgroup: switch probes only */
 	int		soft;		/* events armed but soft-disabled */
 	int		ninst;		/* extra instances, each its own cgroup */
+	int		clk;		/* clock_gettime(clk - 1) instead of getppid */
 	int		skip;		/* not runnable here, or not selected */
 };
 
@@ -104,6 +105,13 @@ static struct bcase cases[] = {
 	{ "sc_pid_reject",	K_SYSCALL, EV_GETPPID, .pid = PID_OTHER },
 	{ "sc_pid_match",	K_SYSCALL, EV_GETPPID, .pid = PID_SELF },
 	{ "sc_pid1024",		K_SYSCALL, EV_GETPPID, .pid = PID_MANY },
+	/*
+	 * What a span's runtime reads cost: the thread CPU clock reads the
+	 * scheduler's runtime (task_sched_runtime()), the monotonic one a
+	 * clocksource; both as syscalls, not vDSO calls.
+	 */
+	{ "sc_thread_cputime",	K_SYSCALL, EV_NONE, .clk = CLOCK_THREAD_CPUTIME_ID + 1 },
+	{ "sc_monotonic",	K_SYSCALL, EV_NONE, .clk = CLOCK_MONOTONIC + 1 },
 	/* pipe ping-pong round trip (two switches): Q4, Q5 */
 	{ "pp_user",		K_PINGPONG, .user = 1 },
 	{ "pp_off",		K_PINGPONG, EV_NONE },
@@ -586,6 +594,13 @@ static double run_batch(const struct bcase *c, long n)
 	}
 	switch (c->kind) {
 	case K_SYSCALL:
+		if (c->clk) {
+			struct timespec ts;
+
+			for (i = 0; i < n; i++)
+				syscall(SYS_clock_gettime, c->clk - 1, &ts);
+			break;
+		}
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
 		break;
