@@ -15,8 +15,8 @@ printf 'E|0\nE|0\nE|0|orphan\n' >"$inst/user_events"
 grep -o 'end: .*' "$inst/trace" | sed 's/^end: *//' >"$work/kernel.txt"
 trace-cmd extract -B "cgt-endfmt-$$" -o "$work/t.dat" >"$work/extract.out" 2>&1 ||
 	{ cat "$work/extract.out"; rmdir "$inst"; fail "trace-cmd extract"; }
-echo 0 >"$inst/tracing_on"
-rmdir "$inst"
+# extract removes an instance it read; remove it here if it did not
+[ -d "$inst" ] && { echo 0 >"$inst/tracing_on"; rmdir "$inst"; }
 TRACEEVENT_PLUGIN_DIR=$work trace-cmd report -N "$work/t.dat" >"$work/report.txt" 2>"$work/report.err" ||
 	{ cat "$work/report.err"; fail "trace-cmd report -N failed on the formats"; }
 grep -o 'end: .*' "$work/report.txt" | sed 's/^end: *//' >"$work/raw.txt"
