@@ -435,7 +435,7 @@ static void ctx_set_files(struct trace_array *tr)
  * @tr: the instance
  * @file: one of its event files, new or existing
  *
- * Context: event_mutex held.
+ * Context: event_mutex held, or early boot (no filter yet).
  */
 void trace_ctx_filter_init_file(struct trace_array *tr,
 				struct trace_event_file *file)
@@ -443,7 +443,9 @@ void trace_ctx_filter_init_file(struct trace_array *tr,
 	struct trace_ctx_filter *f = tr->ctx_filter;
 	unsigned long bit = f ? f->ev_bit : 0;
 
-	lockdep_assert_held(&event_mutex);
+	/* Early boot adds the top level's events before it has a filter */
+	if (f)
+		lockdep_assert_held(&event_mutex);
 	/* The bit before the flag: a flagged file always has its bit. */
 	WRITE_ONCE(file->ctx_bit, bit);
 	if (bit)
