@@ -308,7 +308,8 @@ TEST_F_TIMEOUT(race, span_stacks_stay_in_step, 180)
  * partner on its CPU) while another CPU moves it between a traced and an
  * untraced cgroup. Each move happens while the task is between two of its
  * markers (a handshake), and after the move returns the mover publishes
- * a new phase; the task's markers carry the phase they were written in.
+ * a new phase; the task's markers carry the phase they were written in,
+ * and go to both instances.
  * Every marker of an "in" phase must be recorded by the cgroup-filtered
  * instance, none of an "out" phase. The window this checks (the task
  * switched in on its CPU while it is moved) cannot be hit on purpose: the
@@ -358,12 +359,16 @@ TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
 	}
 	task = fork();
 	if (!task) {
-		char rec[64];
-		int fd, ph, n;
+		char rec[64], path[PATH_MAX];
+		int fa, fc, ph, n;
 
 		pin_to(1);
-		fd = open(CGT_TRACEFS "/user_events", O_WRONLY);
-		if (fd < 0)
+		/* Each instance's own file: the top level's would reach others */
+		fa = open(cgt_instance_file(&all, "user_events", path, sizeof(path)),
+			  O_WRONLY);
+		fc = open(cgt_instance_file(&self->inst, "user_events", path,
+					    sizeof(path)), O_WRONLY);
+		if (fa < 0 || fc < 0)
 			_exit(1);
 		while (!atomic_load(&sh->stop)) {
 			sched_yield();
@@ -373,7 +378,7 @@ TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
 				continue;
 			}
 			n = snprintf(rec, sizeof(rec), "I|0|ph-%d", ph);
-			if (write(fd, rec, n) != n)
+			if (write(fa, rec, n) != n || write(fc, rec, n) != n)
 				_exit(2);
 			atomic_store(&sh->ack, ph);
 			atomic_fetch_add(&sh->written, 1);
