@@ -183,7 +183,7 @@ static int walk(const char *dir, int depth, cg_walk_fn fn, void *data)
 	if (depth >= CG_MAX_DEPTH)
 		return 0;
 	dp = opendir(dir);
-	while (dp && !ret && (d = readdir(dp))) {
+	while (dp && ret >= 0 && (d = readdir(dp))) {
 		if (d->d_name[0] == '.' ||
 		    (d->d_type != DT_DIR && d->d_type != DT_UNKNOWN))
 			continue;
@@ -197,7 +197,7 @@ static int walk(const char *dir, int depth, cg_walk_fn fn, void *data)
 	}
 	if (dp)
 		closedir(dp);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* cg_walk - every cgroup below @dir (not @dir itself) */
@@ -263,7 +263,7 @@ static int search_one(const char *dir, const char *name, void *data)
 	else if (match)
 		s->nr_found++;
 	/* an id is unique: stop at the first */
-	return s->id && match;
+	return s->id && match ? -1 : 0;
 }
 
 static void search_free(struct cg_search *s)

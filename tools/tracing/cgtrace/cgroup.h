@@ -22,7 +22,10 @@ char *cg_kernel_word(const struct cg_ref *ref);
 char *cg_self_dir(void);
 char *cg_path_of_dir(const char *dir);
 
-/* cg_walk callback: a cgroup directory and its name; non-zero stops */
+/*
+ * cg_walk callback: a cgroup directory and its name; returns 0 to go on,
+ * 1 to skip the cgroups below this one, -1 to stop
+ */
 typedef int (*cg_walk_fn)(const char *dir, const char *name, void *data);
 int cg_walk(const char *dir, cg_walk_fn fn, void *data);
 

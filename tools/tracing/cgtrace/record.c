@@ -10,11 +10,14 @@
  * them) and only then enables the events. No event is ever enabled on the
  * instance before its filters are in place.
  *
- * What trace.dat cannot say by itself travels inside it: a second,
- * unfiltered instance (cgtrace-meta-PID, see trace_read.h) recorded by the
- * same trace-cmd holds trace_marker lines with the host name, wall-clock
- * samples, the host clock's NTP state and the cgroup of each traced task.
- * trace-cmd resets the buffers when it starts, so these are written once
+ * What trace.dat cannot say by itself travels inside it, in the recorded
+ * buffer itself (trace-cmd record -N sends one buffer only): trace_marker
+ * lines "cgtrace-meta ..." (see trace_read.h) with the host name,
+ * wall-clock samples, the host clock's NTP state and the cgroup of each
+ * traced task. The instance's trace_marker obeys its cgroup filter, so
+ * they are written by a helper process alone in a cgroup of its own,
+ * cgtrace-meta-PID below ours, which is added to set_event_cgroup. The
+ * buffers are reset when trace-cmd starts, so the notes are written once
  * trace-cmd runs its command: "cgtrace __exec", which tells us it started
  * and then runs CMD (or, without CMD, waits to be stopped).
  *
@@ -35,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/timex.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -94,8 +99,10 @@ struct exec_msg {
 struct recorder {
 	struct rec_session	*s;
 	struct tracefs_instance	*inst;		/* the recorded instance */
-	struct tracefs_instance	*meta;		/* the companion instance */
-	bool			created, meta_created;
+	bool			created;
+	pid_t			writer;		/* writes the cgtrace-meta notes */
+	FILE			*to_writer;	/* its lines */
+	char			*writer_cg;	/* its cgroup, with a cgroup filter */
 	struct cg_ref		*cgroups;	/* -G resolved */
 	struct cg_ref		*notrace;	/* -X resolved */
 	struct change		changes[MAX_CHANGES];
@@ -105,7 +112,6 @@ struct recorder {
 	pid_t			wrapper;	/* that __exec */
 	int			exec_fd;	/* its pipe */
 	unsigned long		ticks;
-	char			clock[32];	/* the instance's trace clock */
 };
 
 static struct cpu_stats cpus[MAX_CPUS];
@@ -159,10 +165,12 @@ static void record_usage(FILE *f)
 "\n"
 "At the end cgtrace prints the events lost per CPU (overrun, dropped) and\n"
 "the marker counts of user_events_stats when the kernel has them. The trace\n"
-"also holds an instance cgtrace-meta-PID with what \"cgtrace report\" needs\n"
-"beyond the events: the host name, wall-clock samples (--wall, merging\n"
-"hosts), and with -G the cgroup of every task seen in the cgroups (sampled\n"
-"every 200 ms; report --by cgroup).\n"
+"also holds what \"cgtrace report\" needs beyond the events, as trace_marker\n"
+"lines \"cgtrace-meta ...\": the host name, wall-clock samples (--wall,\n"
+"merging hosts), and with -G the cgroup of every task seen in the cgroups\n"
+"(sampled every 200 ms; report --by cgroup). A process cgtrace-meta, alone\n"
+"in the cgroup cgtrace-meta-PID below cgtrace's own, writes them: with -G,\n"
+"that cgroup is traced too.\n"
 "\n"
 "exit status: trace-cmd's; 1 when the recording could not be set up; 2 for\n"
 "a usage error.\n"
@@ -421,17 +429,15 @@ static int resolve_all(struct str_list *in, struct cg_ref **refs,
  * The function tracer files are written only for a function tracer, so
  * that a kernel without CONFIG_FUNCTION_TRACER can still filter events.
  */
-static int set_filters(struct recorder *r)
+static int set_filters(struct recorder *r, struct str_list *cgw,
+		       struct str_list *ntw)
 {
 	struct rec_session *s = r->s;
 	bool ftrace = is_function_tracer(s->tracer);
-	struct str_list cg = { 0 }, nt = { 0 };
+	struct str_list cg = *cgw, nt = *ntw;
 	char *old;
 	int ret = -1;
 
-	if (resolve_all(&s->cgroups, &r->cgroups, &cg, s->quiet) ||
-	    resolve_all(&s->notrace, &r->notrace, &nt, s->quiet))
-		goto out;
 	if (cg.n &&
 	    (set_list(r, "set_event_cgroup", cg.v, cg.n, false) ||
 	     (ftrace && set_list(r, "set_ftrace_cgroup", cg.v, cg.n, false))))
@@ -457,8 +463,6 @@ static int set_filters(struct recorder *r)
 	}
 	ret = 0;
 out:
-	str_list_free(&cg);
-	str_list_free(&nt);
 	return ret;
 }
 
@@ -619,31 +623,24 @@ static void on_stop(int sig, siginfo_t *si, void *uc)
 		stop_signal = sig;
 }
 
-/* meta_write - one "cgtrace-meta" line into the companion buffer */
+/* meta_write - one "cgtrace-meta" line, through the writer */
 static void __attribute__((format(printf, 2, 3)))
 meta_write(struct recorder *r, const char *fmt, ...)
 {
-	char line[4200];
 	va_list ap;
-	int n;
 
-	if (!r->meta || !r->started)
+	if (!r->to_writer || !r->started)
 		return;
-	n = snprintf(line, sizeof(line), TR_META_TAG);
 	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	vfprintf(r->to_writer, fmt, ap);
 	va_end(ap);
-	tfs_write(r->meta, "trace_marker", line, false);
+	fflush(r->to_writer);
 }
 
-/* meta_clock - a wall-clock sample; the write's trace time pairs with it */
+/* meta_clock - a wall-clock sample, taken by the writer as it writes */
 static void meta_clock(struct recorder *r)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	meta_write(r, "clock %llu\n",
-		   ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+	meta_write(r, "clock\n");
 }
 
 /* meta_adjtimex - is the wall clock synchronized (NTP), and how well */
@@ -681,8 +678,21 @@ static void sample_dir_tasks(struct recorder *r, const char *dir)
 	free(cgpath);
 }
 
+/* is_notrace - is dir a -X cgroup: its tasks are not traced */
+static bool is_notrace(struct recorder *r, const char *dir)
+{
+	int i;
+
+	for (i = 0; i < r->s->notrace.n; i++)
+		if (!strcmp(dir, r->notrace[i].dir))
+			return true;
+	return false;
+}
+
 static int sample_walk(const char *dir, const char *name, void *data)
 {
+	if (is_notrace(data, dir))
+		return 1;
 	sample_dir_tasks(data, dir);
 	return 0;
 }
@@ -693,6 +703,8 @@ static void sample_cgroups(struct recorder *r)
 	int i;
 
 	for (i = 0; r->seen && i < r->s->cgroups.n; i++) {
+		if (is_notrace(r, r->cgroups[i].dir))
+			continue;
 		sample_dir_tasks(r, r->cgroups[i].dir);
 		cg_walk(r->cgroups[i].dir, sample_walk, r);
 	}
@@ -703,12 +715,18 @@ static void started(struct recorder *r, pid_t wrapper)
 {
 	struct utsname u;
 
+	int i;
+
 	r->started = true;
 	r->wrapper = wrapper;
 	if (!uname(&u))
 		meta_write(r, "host %s\n", u.nodename);
+	meta_write(r, "writer %d\n", r->writer);
 	meta_adjtimex(r);
-	meta_clock(r);
+	/* several at once: the reader takes the median */
+	for (i = 0; i < 8; i++)
+		meta_clock(r);
+	meta_write(r, "ready\n");
 	sample_cgroups(r);
 }
 
@@ -782,8 +800,10 @@ static char **trace_cmd_argv(struct recorder *r, const char *self, int fd)
 		str_list_add(&a, "-B");
 		str_list_add(&a, tracefs_instance_get_name(r->inst));
 	}
-	str_list_add(&a, "-C");
-	str_list_add(&a, r->clock);
+	if (s->clock) {
+		str_list_add(&a, "-C");
+		str_list_add(&a, s->clock);
+	}
 	if (s->tracer) {
 		str_list_add(&a, "-p");
 		str_list_add(&a, s->tracer);
@@ -798,15 +818,6 @@ static char **trace_cmd_argv(struct recorder *r, const char *self, int fd)
 	}
 	for (i = 0; i < s->passthrough.n; i++)
 		str_list_add(&a, s->passthrough.v[i]);
-	if (r->meta) {
-		str_list_add(&a, "-B");
-		str_list_add(&a, tracefs_instance_get_name(r->meta));
-		str_list_add(&a, "-C");
-		str_list_add(&a, r->clock);
-		/* small: only our notes go there */
-		str_list_add(&a, "-b");
-		str_list_add(&a, "64");
-	}
 	snprintf(fdstr, sizeof(fdstr), "%d", fd);
 	str_list_add(&a, "--");
 	str_list_add(&a, self);
@@ -917,31 +928,123 @@ static int run_trace_cmd(struct recorder *r, char **args)
 	return 128 + WTERMSIG(status);
 }
 
-/* current_clock - the bracketed name in an instance's trace_clock */
-static void current_clock(struct recorder *r)
+/*
+ * writer_cgroup - with a cgroup filter, the writer needs a traced cgroup
+ * of its own: cgtrace-meta-PID below ours, added to the -G list
+ */
+static void writer_cgroup(struct recorder *r, struct str_list *words)
 {
-	char *text = tfs_read(r->inst, "trace_clock"), *a, *b;
+	struct cg_ref ref;
+	char *self = cg_self_dir(), *dir = NULL;
 
-	snprintf(r->clock, sizeof(r->clock), "local");
-	a = text ? strchr(text, '[') : NULL;
-	b = a ? strchr(a, ']') : NULL;
-	if (b)
-		snprintf(r->clock, sizeof(r->clock), "%.*s", (int)(b - a - 1),
-			 a + 1);
-	free(text);
+	if (!r->s->cgroups.n || !self)
+		goto out;
+	if (asprintf(&dir, "%s/" TR_META_BUFFER "-%d", self, getpid()) < 0) {
+		dir = NULL;
+		goto out;
+	}
+	if (mkdir(dir, 0755) || cg_ref_from_dir(dir, &ref)) {
+		err_msg("warning: cannot make cgroup %s (%s): the trace will not note its host,\n"
+			"         clock or cgroups", dir, strerror(errno));
+		rmdir(dir);
+		free(dir);
+		dir = NULL;
+		goto out;
+	}
+	str_list_add(words, "");
+	free(words->v[words->n - 1]);
+	words->v[words->n - 1] = cg_kernel_word(&ref);
+	cg_ref_free(&ref);
+out:
+	free(self);
+	r->writer_cg = dir;
 }
 
-/* open_meta - the companion instance, with the recorded one's clock */
-static void open_meta(struct recorder *r)
+/*
+ * writer_main - the writer: each line it reads goes to the instance's
+ * trace_marker as "cgtrace-meta LINE" in one write; "clock" becomes a
+ * CLOCK_REALTIME sample read just before the write.
+ */
+static void writer_main(struct recorder *r, int in)
 {
-	char name[64];
+	char line[4200], out[4300], *path;
+	struct timespec ts;
+	FILE *f = fdopen(in, "r");
+	int fd, n;
 
-	snprintf(name, sizeof(name), TR_META_BUFFER "-%d", getpid());
-	if (tfs_instance_get(name, true, &r->meta, &r->meta_created)) {
-		err_msg("warning: no companion instance: the trace will not hold the host name,\n"
-			"         clock samples or cgroups");
-		r->meta = NULL;
+	prctl(PR_SET_NAME, TR_META_BUFFER);
+	path = tracefs_instance_get_file(r->inst, "trace_marker");
+	fd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		err_msg("warning: cannot open %s: %s", path, strerror(errno));
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strcmp(line, "clock\n")) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			n = snprintf(out, sizeof(out), TR_META_TAG "clock %llu\n",
+				     ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+		} else {
+			n = snprintf(out, sizeof(out), TR_META_TAG "%s", line);
+		}
+		if (fd >= 0 && write(fd, out, n) < 0)
+			break;
 	}
+	_exit(0);
+}
+
+/* writer_start - fork the writer, into its cgroup when it has one */
+static void writer_start(struct recorder *r)
+{
+	char procs[4200];
+	int p[2], fd;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		err_msg("warning: pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err_msg("warning: fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (!pid) {
+		close(p[1]);
+		if (r->writer_cg) {
+			snprintf(procs, sizeof(procs), "%s/cgroup.procs",
+				 r->writer_cg);
+			fd = open(procs, O_WRONLY | O_CLOEXEC);
+			if (fd < 0 || write(fd, "0", 1) != 1)
+				err_msg("warning: the writer cannot enter %s: %s",
+					r->writer_cg, strerror(errno));
+		}
+		writer_main(r, p[0]);
+	}
+	close(p[0]);
+	r->writer = pid;
+	r->to_writer = fdopen(p[1], "w");
+}
+
+/* writer_stop - end the writer and remove its cgroup */
+static void writer_stop(struct recorder *r)
+{
+	struct timespec ms = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	if (r->to_writer)
+		fclose(r->to_writer);
+	r->to_writer = NULL;
+	if (r->writer > 0)
+		waitpid(r->writer, NULL, 0);
+	r->writer = 0;
+	for (i = 0; r->writer_cg && i < 100; i++) {
+		if (!rmdir(r->writer_cg) || errno != EBUSY)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	free(r->writer_cg);
+	r->writer_cg = NULL;
 }
 
 /* self_exe - this binary, for trace-cmd to run as __exec */
@@ -996,11 +1099,21 @@ int record_session(struct rec_session *s)
 {
 	struct recorder r = { .s = s, .exec_fd = -1 };
 	char name[64], self[PATH_MAX], **args = NULL;
+	struct str_list cgw = { 0 }, ntw = { 0 };
 	int i, ret = -1, pfd[2] = { -1, -1 };
 
 	s->cmd_status = -1;
 	if (tfs_init(true) || self_exe(self, sizeof(self)))
 		return -1;
+	/* bad cgroups fail before anything is made */
+	if (resolve_all(&s->cgroups, &r.cgroups, &cgw, s->quiet) ||
+	    resolve_all(&s->notrace, &r.notrace, &ntw, s->quiet)) {
+		recorder_free(&r);
+		str_list_free(&cgw);
+		str_list_free(&ntw);
+		return -1;
+	}
+	writer_cgroup(&r, &cgw);
 	if (s->net && strcmp(s->output, "trace.dat"))
 		err_msg("warning: -N sends the recording to %s; -o %s is not used",
 			s->net, s->output);
@@ -1008,9 +1121,14 @@ int record_session(struct rec_session *s)
 		snprintf(name, sizeof(name), "cgtrace-%d", getpid());
 		s->instance = name;
 	}
-	if (tfs_instance_get(s->instance, true, &r.inst, &r.created))
+	if (tfs_instance_get(s->instance, true, &r.inst, &r.created)) {
+		writer_stop(&r);
+		recorder_free(&r);
+		str_list_free(&cgw);
+		str_list_free(&ntw);
 		return -1;
-	if (set_filters(&r))
+	}
+	if (set_filters(&r, &cgw, &ntw))
 		goto out;
 	if (!r.created && !s->quiet)
 		note_kept_filters(&r);
@@ -1020,11 +1138,7 @@ int record_session(struct rec_session *s)
 		if (tfs_has_user_markers(r.inst))
 			str_list_add(&s->events, "user_markers");
 	}
-	if (s->clock)
-		snprintf(r.clock, sizeof(r.clock), "%s", s->clock);
-	else
-		current_clock(&r);
-	open_meta(&r);
+	writer_start(&r);
 	if (s->cgroups.n)
 		r.seen = calloc(PID_BITS / 8, 1);
 	if (pipe2(pfd, 0)) {
@@ -1045,10 +1159,9 @@ int record_session(struct rec_session *s)
 		print_summary(&r);
 	unpin_instance();
 out:
+	writer_stop(&r);
 	restore_changes(&r);
 	drop_instance(r.inst, r.created);
-	if (r.meta)
-		drop_instance(r.meta, r.meta_created);
 	for (i = 0; args && args[i]; i++)
 		free(args[i]);
 	free(args);
@@ -1056,6 +1169,8 @@ out:
 		if (pfd[i] >= 0)
 			close(pfd[i]);
 	recorder_free(&r);
+	str_list_free(&cgw);
+	str_list_free(&ntw);
 	return ret;
 }
 

@@ -318,71 +318,120 @@ static const char *print_text(struct tep_event *e, struct tep_record *record,
 	return buf;
 }
 
-struct meta_ctx {
-	struct tr_source	*s;
-	struct tep_event	*print;
-};
-
-/* meta_record - one line of the companion buffer */
-static int meta_record(struct tracecmd_input *h, struct tep_record *record,
-		       int cpu, void *data)
+/*
+ * meta_line - one "cgtrace-meta" note of a source. In the first pass
+ * (@pairs) clock samples give the offset; in the main pass they measure
+ * how far the wall clock strays from the offset in use (ts then has it
+ * added already), and the other notes are skipped. Returns 1 at "ready".
+ */
+static int meta_line(struct tr_source *s, struct tep_record *record,
+		     bool pairs)
 {
-	struct meta_ctx *m = data;
-	struct tr_source *s = m->s;
 	char text[4096], host[256], *rest;
-	unsigned long long real;
+	unsigned long long real, dev;
 	long long maxerr, esterr;
 	int sync, pid, n = 0;
 
-	if (tep_data_type(s->tep, record) != m->print->id)
-		return 0;
-	print_text(m->print, record, text, sizeof(text));
+	print_text(s->print, record, text, sizeof(text));
 	if (strncmp(text, TR_META_TAG, strlen(TR_META_TAG)))
 		return 0;
+	s->has_meta = true;
 	rest = text + strlen(TR_META_TAG);
 	if (sscanf(rest, "clock %llu", &real) == 1) {
-		add_pair(s, record->ts, real);
+		if (pairs) {
+			add_pair(s, record->ts, real);
+		} else if (s->wall_offset_set) {
+			dev = real > record->ts ? real - record->ts : record->ts - real;
+			if (dev > s->offset_spread)
+				s->offset_spread = dev;
+		}
+	} else if (!pairs) {
+		return 0;	/* the rest was read by the first pass */
 	} else if (sscanf(rest, "host %255s", host) == 1) {
 		free(s->host);
 		s->host = tr_strdup(host);
 	} else if (sscanf(rest, "adjtimex %d %lld %lld", &sync, &maxerr,
 			  &esterr) == 3) {
 		s->sync_known = true;
-		s->synced = sync;
+		/* unsynchronized once is unsynchronized */
+		s->synced = (s->nr_adjtimex++ ? s->synced : true) && sync;
 		if (maxerr > s->maxerror_us)
 			s->maxerror_us = maxerr;
 		if (esterr > s->esterror_us)
 			s->esterror_us = esterr;
+	} else if (sscanf(rest, "writer %d", &pid) == 1) {
+		s->writer = pid;
+	} else if (!strcmp(rest, "ready")) {
+		return 1;
 	} else if (sscanf(rest, "cgroup %d %n", &pid, &n) == 1 && n &&
 		   rest[n]) {
 		add_cgroup(s, pid, rest + n);
-		s->cgroups_source = "the companion buffer";
+		s->cgroups_source = "the trace";
 	}
 	return 0;
 }
 
-/* read_meta - the companion buffer of a cgtrace recording, if any */
-static int read_meta(struct tr_source *s, int index)
-{
-	struct meta_ctx m = { .s = s };
-	struct tracecmd_input *h;
+struct prepass {
+	struct tr_source	*s;
+	struct tep_handle	*tep;
+	bool			all;		/* every note (cgroups): no early stop */
+	unsigned long long	first_ts;
+};
 
-	m.print = tep_find_event_by_name(s->tep, "ftrace", "print");
-	h = tracecmd_buffer_instance_handle(s->handle, index);
-	if (!h || !m.print) {
-		if (h)
-			tracecmd_close(h);
-		return 0;
-	}
-	s->has_meta = true;
-	tracecmd_iterate_events(h, NULL, 0, meta_record, &m);
-	tracecmd_close(h);
+#define PREPASS_MAX_NS	(10 * 1000000000ULL)	/* notes come in the first ms */
+
+static int prepass_record(struct tracecmd_input *h, struct tep_record *record,
+			  int cpu, void *data)
+{
+	struct prepass *p = data;
+
+	if (!p->first_ts)
+		p->first_ts = record->ts;
+	if (tep_data_type(p->tep, record) == p->s->print->id &&
+	    meta_line(p->s, record, true) && !p->all)
+		return -1;
+	/* a trace without notes: do not read it all for nothing */
+	if (!p->all && !p->s->has_meta &&
+	    record->ts - p->first_ts > PREPASS_MAX_NS)
+		return -1;
 	return 0;
+}
+
+/*
+ * read_notes - a first pass over the file, with its own handle, for the
+ * notes of the start (or all of them with @all, for the cgroups): the
+ * clock offset must be known before the events are merged.
+ */
+static void read_notes(struct tr_source *s, bool all)
+{
+	struct prepass p = { .s = s, .all = all };
+	struct tracecmd_input *top, **hs;
+	int i, n, nr;
+
+	if (!s->print)
+		return;
+	top = tracecmd_open(s->path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!top)
+		return;
+	p.tep = tracecmd_get_tep(top);
+	nr = tracecmd_buffer_instances(top);
+	hs = tr_alloc(NULL, (nr + 1) * sizeof(*hs));
+	hs[0] = top;
+	for (i = 0, n = 1; i < nr; i++) {
+		hs[n] = tracecmd_buffer_instance_handle(top, i);
+		if (hs[n])
+			n++;
+	}
+	tracecmd_iterate_events_multi(hs, n, prepass_record, &p);
+	for (i = n - 1; i >= 0; i--)
+		tracecmd_close(hs[i]);
+	free(hs);
 }
 
 /* setup_wall - decide how a source's timestamps become wall-clock time */
 static int setup_wall(struct tr_source *s)
 {
+	s->wall_offset_set = true;
 	if (s->nr_clock_pairs) {
 		s->wall_offset = pairs_offset(s);
 		return 0;
@@ -397,6 +446,7 @@ static int setup_wall(struct tr_source *s)
 		s->wall_source = "trace-cmd record --date";
 		return 0;
 	}
+	s->wall_offset_set = false;
 	fprintf(stderr,
 		"cgtrace: %s: no wall-clock reference: record with \"cgtrace record\" (it samples\n"
 		"         the clock into the trace), \"trace-cmd record --date\", or provide\n"
@@ -418,11 +468,6 @@ static void add_buf(struct trace_file *tf, struct tracecmd_input *h,
 	tf->nr_bufs++;
 }
 
-static bool is_meta_buffer(const char *name)
-{
-	return name && !strncmp(name, TR_META_BUFFER, strlen(TR_META_BUFFER));
-}
-
 /* print_buffer_names - all buffers of a file, comma separated */
 static void print_buffer_names(struct tr_source *s, FILE *f)
 {
@@ -432,8 +477,7 @@ static void print_buffer_names(struct tr_source *s, FILE *f)
 	fprintf(f, "%s", TR_TOP_BUFFER);
 	for (i = 0; i < nr; i++) {
 		name = tracecmd_buffer_instance_name(s->handle, i);
-		if (!is_meta_buffer(name))
-			fprintf(f, ", %s", name);
+		fprintf(f, ", %s", name);
 	}
 }
 
@@ -441,7 +485,6 @@ static void print_buffer_names(struct tr_source *s, FILE *f)
  * open_buffers - the top-level buffer and every instance of a file, or
  * only the one named buffer (TR_TOP_BUFFER: the top level). Without a name,
  * buffers without any event are left out, unless all of them are empty.
- * The companion buffer is read for its notes, never for events.
  */
 static int open_buffers(struct trace_file *tf, struct tr_source *s,
 			const char *buffer)
@@ -456,10 +499,6 @@ static int open_buffers(struct trace_file *tf, struct tr_source *s,
 		add_buf(tf, s->handle, TR_TOP_BUFFER, s);
 	for (i = 0; i < nr; i++) {
 		name = tracecmd_buffer_instance_name(s->handle, i);
-		if (is_meta_buffer(name)) {
-			read_meta(s, i);
-			continue;
-		}
 		if (!name || (buffer && strcmp(name, buffer)) ||
 		    (buffer && tf->nr_bufs > before))
 			continue;
@@ -535,8 +574,9 @@ static char *host_from_path(const char *path)
 
 /* open_source - open one file and find the events the tools decode */
 static int open_source(struct trace_file *tf, struct tr_source *s,
-		       const char *path, const char *buffer)
+		       const char *path, const struct tr_input *in)
 {
+	const char *buffer = in->buffer;
 	struct stat st;
 	int i;
 
@@ -565,8 +605,11 @@ static int open_source(struct trace_file *tf, struct tr_source *s,
 		if (s->ev[i] && i != TR_SWITCH)
 			s->nr_marker_events++;
 	}
+	s->print = tep_find_event_by_name(s->tep, "ftrace", "print");
 	if (open_buffers(tf, s, buffer) < 0)
 		return -1;
+	if (in->wall || in->nr_paths > 1 || in->need_cgroups)
+		read_notes(s, in->need_cgroups);
 	if (s->nr_clock_pairs)
 		s->wall_source = "cgtrace clock samples";
 	if (!s->have_cgroups)
@@ -616,7 +659,7 @@ int tr_open(struct trace_file *tf, const struct tr_input *in)
 		s = &tf->src[i];
 		s->index = i;
 		tf->nr_src++;
-		if (open_source(tf, s, paths[i], in->buffer) < 0)
+		if (open_source(tf, s, paths[i], in) < 0)
 			goto fail;
 	}
 	unique_hosts(tf);
@@ -893,7 +936,14 @@ static int iter_record(struct tracecmd_input *handle, struct tep_record *record,
 
 	if (record->missed_events > 0)
 		tf->missed += record->missed_events;
-	if (!buf || !decode(buf->src, record, &ev, name, pcomm, ncomm))
+	if (!buf)
+		return 0;
+	if (buf->src->print &&
+	    tep_data_type(buf->src->tep, record) == buf->src->print->id) {
+		meta_line(buf->src, record, false);
+		return 0;
+	}
+	if (!decode(buf->src, record, &ev, name, pcomm, ncomm))
 		return 0;
 	src = ev.src;
 

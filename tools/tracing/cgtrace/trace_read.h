@@ -9,9 +9,9 @@
  * time order, or only one, decodes the user_markers events (see
  * Documentation/trace/user-markers.rst) and sched_switch into one flat
  * struct, keeps pid -> comm/tgid per host, and rebuilds each thread's
- * spans. What "cgtrace record" stores beside the events (host name, clock
- * samples, the cgroup of each traced pid) is read from its companion
- * buffer, see tr_meta_*.
+ * spans. What "cgtrace record" notes in the trace besides the events (host
+ * name, clock samples, the cgroup of each traced pid) is read from its
+ * "cgtrace-meta" lines.
  */
 #ifndef CGTRACE_TRACE_READ_H
 #define CGTRACE_TRACE_READ_H
@@ -29,14 +29,18 @@
 #define TR_END_EXITED		2
 
 /*
- * The companion buffer "cgtrace record" adds to a trace: an instance of
- * this name prefix whose only events are trace_marker writes (ftrace
- * print) of lines "cgtrace-meta KEY VALUE...":
+ * The notes "cgtrace record" writes into the recorded buffer: trace_marker
+ * writes (ftrace print events) of lines "cgtrace-meta KEY VALUE...":
  *   host NAME                          the recording host (uname -n)
+ *   writer PID                         the process that writes these lines
  *   clock REALTIME_NS                  CLOCK_REALTIME read just before the
  *                                      write: a (trace clock, wall) pair
  *   adjtimex SYNC MAXERROR_US ESTERROR_US  the host clock's state (NTP)
+ *   ready                              the notes of the start are written
  *   cgroup PID PATH                    a traced task and its cgroup
+ * The first ones are written as soon as trace-cmd records, several clock
+ * samples at once; then a clock sample every second and the cgroup of
+ * each task when it is first seen.
  */
 #define TR_META_BUFFER		"cgtrace-meta"
 #define TR_META_TAG		"cgtrace-meta "
@@ -121,17 +125,21 @@ struct tr_source {
 	struct tep_handle	*tep;
 	struct tep_event	*ev[TR_NR_KINDS];
 	int			nr_marker_events;	/* user_markers formats found */
-	bool			has_meta;	/* a cgtrace companion buffer */
+	bool			has_meta;	/* "cgtrace-meta" lines seen */
+	struct tep_event	*print;		/* ftrace print: the notes */
 	/* wall clock */
 	bool			ts_is_wall;	/* trace-cmd --date applied already */
 	long long		wall_offset;	/* ns added to every ts */
+	bool			wall_offset_set;
 	const char		*wall_source;	/* how the offset was found */
 	int			nr_clock_pairs;
 	long long		*pair_offsets;	/* realtime - trace ts, sorted */
-	unsigned long long	offset_spread;	/* max |pair offset - median| */
+	unsigned long long	offset_spread;	/* max |sample - wall clock used| */
 	/* the host clock's state at record time (adjtimex) */
 	bool			sync_known;
 	bool			synced;
+	int			nr_adjtimex;
+	int			writer;		/* pid of the notes' writer */
 	long long		maxerror_us, esterror_us;
 	/* pid -> cgroup, from the companion buffer or FILE.cgroups */
 	struct tr_pid_cgroup	**cgroups;
