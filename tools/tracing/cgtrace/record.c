@@ -440,7 +440,9 @@ static int set_filters(struct recorder *r, struct str_list *cgw,
 
 	if (cg.n &&
 	    (set_list(r, "set_event_cgroup", cg.v, cg.n, false) ||
-	     (ftrace && set_list(r, "set_ftrace_cgroup", cg.v, cg.n, false))))
+	     /* the notes' writer is for events only (its trace_marker) */
+	     (ftrace && set_list(r, "set_ftrace_cgroup", cg.v,
+				 cg.n - !!r->writer_cg, false))))
 		goto out;
 	if (nt.n &&
 	    (set_list(r, "set_event_notrace_cgroup", nt.v, nt.n, false) ||
@@ -634,7 +636,11 @@ meta_write(struct recorder *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(r->to_writer, fmt, ap);
 	va_end(ap);
-	fflush(r->to_writer);
+	if (fflush(r->to_writer)) {
+		/* the writer is gone: note no more */
+		fclose(r->to_writer);
+		r->to_writer = NULL;
+	}
 }
 
 /* meta_clock - a wall-clock sample, taken by the writer as it writes */
@@ -872,6 +878,7 @@ static int run_trace_cmd(struct recorder *r, char **args)
 	}
 	if (!pid) {
 		close(errpipe[0]);
+		signal(SIGPIPE, SIG_DFL);
 		execvp(args[0], args);
 		err = errno;
 		if (write(errpipe[1], &err, sizeof(err)) < 0)
@@ -985,8 +992,9 @@ static void writer_main(struct recorder *r, int in)
 		} else {
 			n = snprintf(out, sizeof(out), TR_META_TAG "%s", line);
 		}
-		if (fd >= 0 && write(fd, out, n) < 0)
-			break;
+		/* EBADF once trace-cmd stopped tracing: read on to the end */
+		if (fd >= 0 && write(fd, out, n) < 0 && errno != EBADF)
+			err_msg("warning: %s: %s", path, strerror(errno));
 	}
 	_exit(0);
 }
@@ -1103,6 +1111,8 @@ int record_session(struct rec_session *s)
 	int i, ret = -1, pfd[2] = { -1, -1 };
 
 	s->cmd_status = -1;
+	/* a pipe to a helper that ended is an error to handle, not death */
+	signal(SIGPIPE, SIG_IGN);
 	if (tfs_init(true) || self_exe(self, sizeof(self)))
 		return -1;
 	/* bad cgroups fail before anything is made */
@@ -1213,7 +1223,10 @@ int cmd_exec_helper(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	exec_send(fd, EXEC_STARTED, getpid());
 	if (argc == 4) {
-		/* no command: record until stopped */
+		/* no command: record until stopped (whatever we inherited) */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		sigemptyset(&set);
 		sigaddset(&set, SIGINT);
 		sigaddset(&set, SIGTERM);
