@@ -112,6 +112,7 @@ struct recorder {
 	pid_t			wrapper;	/* that __exec */
 	int			exec_fd;	/* its pipe */
 	unsigned long		ticks;
+	char			host[65];	/* uname -n when the session began */
 };
 
 static struct cpu_stats cpus[MAX_CPUS];
@@ -719,14 +720,12 @@ static void sample_cgroups(struct recorder *r)
 /* started - trace-cmd records: note what the trace cannot tell */
 static void started(struct recorder *r, pid_t wrapper)
 {
-	struct utsname u;
-
 	int i;
 
 	r->started = true;
 	r->wrapper = wrapper;
-	if (!uname(&u))
-		meta_write(r, "host %s\n", u.nodename);
+	if (r->host[0])
+		meta_write(r, "host %s\n", r->host);
 	meta_write(r, "writer %d\n", r->writer);
 	meta_adjtimex(r);
 	/* several at once: the reader takes the median */
@@ -1109,10 +1108,13 @@ int record_session(struct rec_session *s)
 	char name[64], self[PATH_MAX], **args = NULL;
 	struct str_list cgw = { 0 }, ntw = { 0 };
 	int i, ret = -1, pfd[2] = { -1, -1 };
+	struct utsname u;
 
 	s->cmd_status = -1;
 	/* a pipe to a helper that ended is an error to handle, not death */
 	signal(SIGPIPE, SIG_IGN);
+	if (!uname(&u))
+		snprintf(r.host, sizeof(r.host), "%s", u.nodename);
 	if (tfs_init(true) || self_exe(self, sizeof(self)))
 		return -1;
 	/* bad cgroups fail before anything is made */

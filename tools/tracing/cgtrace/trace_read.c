@@ -220,27 +220,73 @@ static void add_pair(struct tr_source *s, unsigned long long ts,
 }
 
 /*
- * pairs_offset - the median of the sampled offsets, so that one sample
- * taken across a preemption does not skew it, and how far the others are
- * from it (the trace clock drifting from the wall clock while recording)
+ * pairs_offset - the offset of the wall clock from the trace clock.
+ *
+ * cgtrace's samples read the wall clock, then write: the event's trace
+ * time is later by the write's latency, so each sample is a lower bound
+ * of the offset and the largest is the closest. Pairs of FILE.clock are
+ * read back to back, so their median is used, which one pair taken across
+ * a preemption does not skew; how far the others are from it is how far
+ * the result may be off.
  */
-static long long pairs_offset(struct tr_source *s)
+static long long pairs_offset(struct tr_source *s, bool lower_bounds)
 {
-	long long med, d;
-	int i;
+	int i, n = s->nr_clock_pairs;
+	long long off, d;
 
-	qsort(s->pair_offsets, s->nr_clock_pairs, sizeof(*s->pair_offsets),
-	      cmp_ll);
-	med = s->pair_offsets[s->nr_clock_pairs / 2];
+	qsort(s->pair_offsets, n, sizeof(*s->pair_offsets), cmp_ll);
+	off = s->pair_offsets[lower_bounds ? n - 1 : n / 2];
 	s->offset_spread = 0;
-	for (i = 0; i < s->nr_clock_pairs; i++) {
-		d = s->pair_offsets[i] - med;
+	for (i = 0; !lower_bounds && i < n; i++) {
+		d = s->pair_offsets[i] - off;
 		if (d < 0)
 			d = -d;
 		if ((unsigned long long)d > s->offset_spread)
 			s->offset_spread = d;
 	}
-	return med;
+	return off;
+}
+
+/*
+ * later_sample - a clock sample of the main pass (ts has the offset added
+ * already): how far the wall clock strayed from the offset while
+ * recording. A sample reads low by its write's latency, so the drift is
+ * the best (largest) of each window of TR_DRIFT_WINDOW samples; one
+ * preempted sample does not count as drift.
+ */
+static void later_sample(struct tr_source *s, long long dev)
+{
+	int i;
+
+	s->drift_win[s->nr_drift++ % TR_DRIFT_WINDOW] = dev;
+	if (s->nr_drift < TR_DRIFT_WINDOW)
+		return;
+	dev = s->drift_win[0];
+	for (i = 1; i < TR_DRIFT_WINDOW; i++)
+		if (s->drift_win[i] > dev)
+			dev = s->drift_win[i];
+	if (dev < 0)
+		dev = -dev;
+	if ((unsigned long long)dev > s->offset_spread)
+		s->offset_spread = dev;
+}
+
+/* drift_end - a recording shorter than a window: its best sample */
+static void drift_end(struct tr_source *s)
+{
+	long long dev;
+	int i;
+
+	if (!s->nr_drift || s->nr_drift >= TR_DRIFT_WINDOW)
+		return;
+	dev = s->drift_win[0];
+	for (i = 1; i < s->nr_drift; i++)
+		if (s->drift_win[i] > dev)
+			dev = s->drift_win[i];
+	if (dev < 0)
+		dev = -dev;
+	if ((unsigned long long)dev > s->offset_spread)
+		s->offset_spread = dev;
 }
 
 /* read_clock_sidecar - pairs from FILE.clock, lines "TRACE_NS REALTIME_NS" */
@@ -328,7 +374,7 @@ static int meta_line(struct tr_source *s, struct tep_record *record,
 		     bool pairs)
 {
 	char text[4096], host[256], *rest;
-	unsigned long long real, dev;
+	unsigned long long real;
 	long long maxerr, esterr;
 	int sync, pid, n = 0;
 
@@ -338,13 +384,10 @@ static int meta_line(struct tr_source *s, struct tep_record *record,
 	s->has_meta = true;
 	rest = text + strlen(TR_META_TAG);
 	if (sscanf(rest, "clock %llu", &real) == 1) {
-		if (pairs) {
+		if (pairs && !s->notes_ready)
 			add_pair(s, record->ts, real);
-		} else if (s->wall_offset_set) {
-			dev = real > record->ts ? real - record->ts : record->ts - real;
-			if (dev > s->offset_spread)
-				s->offset_spread = dev;
-		}
+		else if (!pairs && s->wall_offset_set && s->nr_clock_pairs)
+			later_sample(s, (long long)(real - record->ts));
 	} else if (!pairs) {
 		return 0;	/* the rest was read by the first pass */
 	} else if (sscanf(rest, "host %255s", host) == 1) {
@@ -362,6 +405,7 @@ static int meta_line(struct tr_source *s, struct tep_record *record,
 	} else if (sscanf(rest, "writer %d", &pid) == 1) {
 		s->writer = pid;
 	} else if (!strcmp(rest, "ready")) {
+		s->notes_ready = true;
 		return 1;
 	} else if (sscanf(rest, "cgroup %d %n", &pid, &n) == 1 && n &&
 		   rest[n]) {
@@ -433,11 +477,11 @@ static int setup_wall(struct tr_source *s)
 {
 	s->wall_offset_set = true;
 	if (s->nr_clock_pairs) {
-		s->wall_offset = pairs_offset(s);
+		s->wall_offset = pairs_offset(s, true);
 		return 0;
 	}
 	if (!read_clock_sidecar(s)) {
-		s->wall_offset = pairs_offset(s);
+		s->wall_offset = pairs_offset(s, false);
 		s->wall_source = "FILE.clock";
 		return 0;
 	}
@@ -995,12 +1039,14 @@ static int iter_record(struct tracecmd_input *handle, struct tep_record *record,
 int tr_iterate(struct trace_file *tf, tr_callback cb, void *data)
 {
 	struct iter_ctx ctx = { .tf = tf, .cb = cb, .data = data };
-	int ret;
+	int ret, i;
 
 	tf->first_ts = 0;
 	tf->last_ts = 0;
 	ret = tracecmd_iterate_events_multi(tf->handles, tf->nr_bufs,
 					    iter_record, &ctx);
+	for (i = 0; i < tf->nr_src; i++)
+		drift_end(&tf->src[i]);
 	if (ctx.ret)
 		return ctx.ret;
 	if (ret < 0) {
@@ -1044,7 +1090,8 @@ void tr_print_clocks(struct trace_file *tf, FILE *f)
 			s->wall_source);
 		if (s->nr_clock_pairs > 1) {
 			tr_format_dur(s->offset_spread, d, sizeof(d));
-			fprintf(f, " (%d samples, within %s)", s->nr_clock_pairs, d);
+			fprintf(f, " (%d samples; it strayed by up to %s while recording)",
+				s->nr_drift ? s->nr_drift : s->nr_clock_pairs, d);
 		}
 		if (!s->sync_known) {
 			fprintf(f, "; clock state not recorded\n");

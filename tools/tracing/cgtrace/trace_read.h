@@ -134,7 +134,11 @@ struct tr_source {
 	const char		*wall_source;	/* how the offset was found */
 	int			nr_clock_pairs;
 	long long		*pair_offsets;	/* realtime - trace ts, sorted */
-	unsigned long long	offset_spread;	/* max |sample - wall clock used| */
+	unsigned long long	offset_spread;	/* how far the wall clock strayed */
+	bool			notes_ready;	/* the notes of the start are read */
+#define TR_DRIFT_WINDOW	5
+	long long		drift_win[TR_DRIFT_WINDOW];
+	int			nr_drift;	/* clock samples of the main pass */
 	/* the host clock's state at record time (adjtimex) */
 	bool			sync_known;
 	bool			synced;
