@@ -66,7 +66,7 @@ static const char * const default_events[] = {
 struct cpu_stats {
 	int			cpu;
 	int			fd;
-	unsigned long long	entries, overrun, commit_overrun, dropped, read;
+	unsigned long long	entries, overrun, commit_overrun, dropped;
 };
 
 /* A file cgtrace wrote on an instance it does not own, and its old text */
@@ -545,7 +545,15 @@ static unsigned long long stat_value(const char *text, const char *key)
 	return 0;
 }
 
-/* read_cpu_stats - refresh cpus[] from the pinned stats files */
+#define KEEP_MAX(field, v)	\
+	do { unsigned long long _v = (v); if (_v > (field)) (field) = _v; } while (0)
+
+/*
+ * read_cpu_stats - update cpus[] from the pinned stats files. The counts
+ * only grow while trace-cmd records, and trace-cmd resets the buffers
+ * when it stops: keep the largest seen, so that the summary says what
+ * was lost (to the last sample, every TICK_MS).
+ */
 static void read_cpu_stats(void)
 {
 	char buf[1024];
@@ -557,12 +565,22 @@ static void read_cpu_stats(void)
 		if (n <= 0)
 			continue;
 		buf[n] = '\0';
-		cpus[i].entries = stat_value(buf, "entries");
-		cpus[i].overrun = stat_value(buf, "overrun");
-		cpus[i].commit_overrun = stat_value(buf, "commit overrun");
-		cpus[i].dropped = stat_value(buf, "dropped events");
-		cpus[i].read = stat_value(buf, "read events");
+		KEEP_MAX(cpus[i].entries, stat_value(buf, "entries") +
+					  stat_value(buf, "read events"));
+		KEEP_MAX(cpus[i].overrun, stat_value(buf, "overrun"));
+		KEEP_MAX(cpus[i].commit_overrun, stat_value(buf, "commit overrun"));
+		KEEP_MAX(cpus[i].dropped, stat_value(buf, "dropped events"));
 	}
+}
+
+/* reset_cpu_stats - trace-cmd has reset the buffers: count from zero */
+static void reset_cpu_stats(void)
+{
+	int i;
+
+	for (i = 0; i < ncpus; i++)
+		cpus[i].entries = cpus[i].overrun = cpus[i].commit_overrun =
+			cpus[i].dropped = 0;
 }
 
 /* status_line - progress of a long recording */
@@ -571,9 +589,8 @@ static void status_line(time_t start)
 	unsigned long long events = 0, lost = 0;
 	int i;
 
-	read_cpu_stats();
 	for (i = 0; i < ncpus; i++) {
-		events += cpus[i].entries + cpus[i].read;
+		events += cpus[i].entries;
 		lost += cpus[i].overrun + cpus[i].dropped;
 	}
 	fprintf(stderr, "cgtrace: recording %lds: %llu events, %llu lost\n",
@@ -588,7 +605,6 @@ static void print_summary(struct recorder *r)
 	char *markers;
 	int i;
 
-	read_cpu_stats();
 	for (i = 0; i < ncpus; i++)
 		lost += cpus[i].overrun + cpus[i].commit_overrun + cpus[i].dropped;
 	if (lost)
@@ -724,6 +740,7 @@ static void started(struct recorder *r, pid_t wrapper)
 
 	r->started = true;
 	r->wrapper = wrapper;
+	reset_cpu_stats();
 	if (r->host[0])
 		meta_write(r, "host %s\n", r->host);
 	meta_write(r, "writer %d\n", r->writer);
@@ -741,6 +758,7 @@ static void tick(struct recorder *r)
 	r->ticks++;
 	if (!r->started)
 		return;
+	read_cpu_stats();
 	sample_cgroups(r);
 	if (r->ticks % CLOCK_EVERY == 0)
 		meta_clock(r);
