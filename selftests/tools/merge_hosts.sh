@@ -1,8 +1,9 @@
 #!/bin/bash
 # description: report and export merge several trace.dat files (one per
 #   host) in wall-clock time: two recordings made at once under two host
-#   names (the host name is taken when a recording starts), a request
-#   handed from one to the other over a fifo; each host is one process of the Chrome JSON, named by the host,
+#   names (the host name is taken when a recording starts), one of them
+#   sent to a "trace-cmd listen" on the loopback (-N), a request handed
+#   from one to the other over a fifo; each host is one process of the Chrome JSON, named by the host,
 #   report --by host groups by it, the handed-over request keeps its order,
 #   and the report says how far apart the clocks may be.
 # requires: set_event_cgroup, user_markers, trace-cmd, python3
@@ -35,8 +36,12 @@ EOF
 set_host() { echo "$1" >/proc/sys/kernel/hostname; }
 old_host=$(cat /proc/sys/kernel/hostname)
 trap 'set_host "$old_host"; cleanup' EXIT
+mkdir "$work/coll"
+trace-cmd listen -p 12345 -d "$work/coll" -l "$work/listen.log" &
+bg_pids+=($!)
+sleep 0.5
 set_host host-b
-"$CGTRACE" run -q -o "$work/b.dat" -- sh -c "sh $work/b.sh <$work/pipe" &
+"$CGTRACE" run -q -N 127.0.0.1:12345 -- sh -c "sh $work/b.sh <$work/pipe" &
 b=$!
 # its instance exists: it has taken the host name
 for i in $(seq 100); do [ -d $T/instances/cgtrace-$b ] && break; sleep 0.1; done
@@ -45,6 +50,8 @@ set_host host-a
 	fail "the recording of host-a failed"
 wait $b || fail "the recording of host-b failed"
 set_host "$old_host"
+sleep 0.5
+mv "$work"/coll/*.dat "$work/b.dat" || { cat "$work/listen.log"; fail "the collector has no trace of host-b"; }
 
 "$CGTRACE" report -i "$work/a.dat" -i "$work/b.dat" --by host >"$work/rep.txt" 2>&1 ||
 	{ cat "$work/rep.txt"; fail "report of two files failed"; }
