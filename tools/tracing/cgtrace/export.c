@@ -207,21 +207,39 @@ static int cpu_track_pid(int src)
 	return CPU_TRACK_PID + (src << CPU_TRACK_BITS);
 }
 
+/*
+ * is_bystander - a task the trace does not show as traced. A switch is
+ * recorded when either task is traced, so the CPU tracks would name the
+ * other one: with the cgroup notes of "cgtrace record", a task neither
+ * noted in a traced cgroup nor writing markers is not named.
+ */
+static bool is_bystander(struct trace_file *tf, int src, int pid)
+{
+	struct tr_thread *t = tr_thread_find(tf, src, pid);
+
+	if (!tf->src[src].have_cgroups || (t && t->tgid))
+		return false;
+	return !tr_cgroup_of(tf, src, pid);
+}
+
 /* add_run - the slice a task ran on a CPU, on that CPU's track */
 static void add_run(struct exporter *x, struct trace_file *tf, int src,
 		    int cpu, int pid, const char *comm,
 		    unsigned long long start, unsigned long long end)
 {
 	struct json_object *e, *args;
+	bool other = is_bystander(tf, src, pid);
 
 	if (pid == 0 || end <= start || cpu >= 1 << CPU_TRACK_BITS)
 		return;		/* idle is the gap between slices */
-	e = event(x, "X", comm, "sched", cpu_track_pid(src),
-		  cpu_track_pid(src) + cpu, start);
+	e = event(x, "X", other ? "(other task)" : comm, "sched",
+		  cpu_track_pid(src), cpu_track_pid(src) + cpu, start);
 	json_object_object_add(e, "dur", jtime(end - start));
 	args = args_of(e);
-	add_int(args, "pid", pid);
-	add_int(args, "tgid", tr_tgid(tf, src, pid));
+	if (!other) {
+		add_int(args, "pid", pid);
+		add_int(args, "tgid", tr_tgid(tf, src, pid));
+	}
 	emit(x, e);
 }
 
@@ -444,7 +462,9 @@ static void export_usage(FILE *f)
 "(\"X\"); async spans are \"b\"/\"e\" with the cookie as id; counters \"C\";\n"
 "instants, unmatched ends and lost records \"i\"; spans still open at the\n"
 "end run to the trace's end. sched_switch, when recorded, becomes a \"CPUs\"\n"
-"process with one track per CPU showing which task ran when. Timestamps\n"
+"process with one track per CPU showing which task ran when; with the notes\n"
+"of \"cgtrace record\", a task outside the traced cgroups that a switch names\n"
+"as the other side is shown as \"(other task)\". Timestamps\n"
 "are microseconds. Events are written as they are read: memory does not\n"
 "grow with the length of the trace.\n"
 "\n"
@@ -540,6 +560,7 @@ int cmd_export(int argc, char **argv)
 		x.f = stdout;
 	}
 	x.multi = in.nr_paths > 1;
+	in.want_cgroups = true;		/* to leave bystanders unnamed */
 	fputs("{\"traceEvents\":[", x.f);
 	if (tr_read_markers(&tf, &in, export_event, &x) < 0)
 		goto out;

@@ -652,8 +652,8 @@ static int open_source(struct trace_file *tf, struct tr_source *s,
 	s->print = tep_find_event_by_name(s->tep, "ftrace", "print");
 	if (open_buffers(tf, s, buffer) < 0)
 		return -1;
-	if (in->wall || in->nr_paths > 1 || in->need_cgroups)
-		read_notes(s, in->need_cgroups);
+	if (in->wall || in->nr_paths > 1 || in->need_cgroups || in->want_cgroups)
+		read_notes(s, in->need_cgroups || in->want_cgroups);
 	if (s->nr_clock_pairs)
 		s->wall_source = "cgtrace clock samples";
 	if (!s->have_cgroups)

@@ -185,6 +185,7 @@ struct tr_input {
 	const char	*buffer;	/* -B NAME, NULL: every buffer */
 	bool		wall;		/* -w */
 	bool		need_cgroups;	/* fail without a pid -> cgroup map */
+	bool		want_cgroups;	/* read the map if the trace has one */
 };
 
 #define TR_INPUT_SHORTOPTS	"i:B:w"
