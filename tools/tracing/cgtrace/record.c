@@ -430,31 +430,29 @@ static int resolve_all(struct str_list *in, struct cg_ref **refs,
  * The function tracer files are written only for a function tracer, so
  * that a kernel without CONFIG_FUNCTION_TRACER can still filter events.
  */
-static int set_filters(struct recorder *r, struct str_list *cgw,
-		       struct str_list *ntw)
+static int set_filters(struct recorder *r, struct str_list *cg,
+		       struct str_list *nt)
 {
 	struct rec_session *s = r->s;
 	bool ftrace = is_function_tracer(s->tracer);
-	struct str_list cg = *cgw, nt = *ntw;
 	char *old;
-	int ret = -1;
 
-	if (cg.n &&
-	    (set_list(r, "set_event_cgroup", cg.v, cg.n, false) ||
+	if (cg->n &&
+	    (set_list(r, "set_event_cgroup", cg->v, cg->n, false) ||
 	     /* the notes' writer is for events only (its trace_marker) */
-	     (ftrace && set_list(r, "set_ftrace_cgroup", cg.v,
-				 cg.n - !!r->writer_cg, false))))
-		goto out;
-	if (nt.n &&
-	    (set_list(r, "set_event_notrace_cgroup", nt.v, nt.n, false) ||
-	     (ftrace && set_list(r, "set_ftrace_notrace_cgroup", nt.v, nt.n,
+	     (ftrace && set_list(r, "set_ftrace_cgroup", cg->v,
+				 cg->n - !!r->writer_cg, false))))
+		return -1;
+	if (nt->n &&
+	    (set_list(r, "set_event_notrace_cgroup", nt->v, nt->n, false) ||
+	     (ftrace && set_list(r, "set_ftrace_notrace_cgroup", nt->v, nt->n,
 				 false))))
-		goto out;
+		return -1;
 	if (s->pids.n &&
 	    (set_list(r, "set_event_pid", s->pids.v, s->pids.n, true) ||
 	     (ftrace && set_list(r, "set_ftrace_pid", s->pids.v, s->pids.n,
 				 true))))
-		goto out;
+		return -1;
 	/* markers written with prctl() reach only instances that opt in */
 	if (tfs_has(r->inst, "options/user_events_prctl")) {
 		old = tfs_read(r->inst, "options/user_events_prctl");
@@ -464,9 +462,7 @@ static int set_filters(struct recorder *r, struct str_list *cgw,
 			err_msg("warning: cannot enable options/user_events_prctl");
 		free(old);
 	}
-	ret = 0;
-out:
-	return ret;
+	return 0;
 }
 
 /*
@@ -997,6 +993,9 @@ static void writer_main(struct recorder *r, int in)
 	int fd, n;
 
 	prctl(PR_SET_NAME, TR_META_BUFFER);
+	/* a Ctrl-C is for the recording: the writer ends when its pipe does */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
 	path = tracefs_instance_get_file(r->inst, "trace_marker");
 	fd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
 	if (fd < 0)
