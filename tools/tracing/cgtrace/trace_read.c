@@ -434,9 +434,12 @@ static int prepass_record(struct tracecmd_input *h, struct tep_record *record,
 	if (tep_data_type(p->tep, record) == p->s->print->id &&
 	    meta_line(p->s, record, true) && !p->all)
 		return -1;
-	/* a trace without notes: do not read it all for nothing */
-	if (!p->all && !p->s->has_meta &&
-	    record->ts - p->first_ts > PREPASS_MAX_NS)
+	/*
+	 * a trace without notes, or (for the cgroups) without cgroup notes,
+	 * which follow the first ones at once: do not read it all for nothing
+	 */
+	if (record->ts - p->first_ts > PREPASS_MAX_NS &&
+	    (!p->s->has_meta || (p->all && !p->s->have_cgroups)))
 		return -1;
 	return 0;
 }
