@@ -4,6 +4,7 @@
 # make check           build everything, boot the debug kernel, run the tests
 # make check-upstream  upstream's ftracetest on vanilla vs patched (long)
 # make bench           benchmark patched vs vanilla: bench/results.md
+# make cost-check      cost regression check (instruction counts, bounds)
 # make kernel          patched production kernel   (build/obj/cgtrace)
 # make kernel-debug    patched debug kernel        (build/obj/debug)
 # make kernel-vanilla  Debian's 6.1, same config   (build/obj/vanilla)
@@ -78,7 +79,7 @@ tools-rss: tools
 install:
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/ install
 
-check: checkpatch series kernel-debug selftests tools
+check: checkpatch series kernel-debug selftests tools cost-check
 	scripts/test-vm-run
 	scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
 	$(MAKE) --no-print-directory kernel-nofilter
@@ -90,6 +91,12 @@ check-upstream: kernel kernel-vanilla
 .PHONY: bench
 bench: kernel kernel-vanilla
 	BENCH_NO_BUILD=1 scripts/bench
+
+# cost-check: instruction counts (vm-run --icount) of both production
+# kernels against the bounds in bench/cost-bounds; a regression test.
+.PHONY: cost-check
+cost-check: kernel kernel-vanilla
+	scripts/cost-check
 
 # stress: scripts/stress on the debug kernel with 4 CPUs (STRESS_SECONDS,
 # default 600); its C helper is built here, into build/stress.
