@@ -31,10 +31,15 @@ have 1 'end: +stray depth=0 unmatched' "$work/gc.txt" || fail "unmatched end not
 have 1 'end: +d1 depth=0 dur=' "$work/gc.txt" || fail "the outermost of 34 nested spans has no end"
 have 1 'end: .*untracked' "$work/gc.txt" || fail "no untracked end past 32 nested spans"
 pass "plugin prints spans, counters and flags"
-# without plugins trace-cmd prints the kernel's raw format: the plugin did it
-TRACEEVENT_PLUGIN_DIR= trace-cmd report -N "$work/gc.dat" 2>/dev/null >"$work/raw.txt"
-grep -q 'end: .*dur=[0-9.]*ms' "$work/raw.txt" && fail "trace-cmd report -N prints dur=...ms too: the plugin is not what formats it"
-pass "the plugin, not trace-cmd, formats the marker events"
+# without plugins trace-cmd prints the kernel's own format: unless that
+# computes dur=...ms itself (end_format.sh checks it then), the plugin did
+if grep -q 'dur=' $T/events/user_markers/end/format; then
+	echo "$name: note: the kernel's end format prints dur= itself: the plugin's part is not told apart"
+else
+	TRACEEVENT_PLUGIN_DIR= trace-cmd report -N "$work/gc.dat" 2>/dev/null >"$work/raw.txt"
+	grep -q 'end: .*dur=[0-9.]*ms' "$work/raw.txt" && fail "trace-cmd report -N prints dur=...ms too: the plugin is not what formats it"
+	pass "the plugin, not trace-cmd, formats the marker events"
+fi
 
 # cgtrace run recorded into an instance (cgtrace-PID), not the top-level
 # buffer: report and export must read the instance's buffer of gc.dat
@@ -59,7 +64,7 @@ grep -q "no buffer \"nosuch\".*it has: top, $inst" "$work/rep.err" ||
 	{ cat "$work/rep.err"; fail "report --buffer nosuch: no list of the buffers"; }
 "$CGTRACE" export --chrome "$work/gc.json" -i "$work/gc.dat" 2>"$work/exp.err" ||
 	{ cat "$work/exp.err"; fail "cgtrace export found no markers in the instance buffer"; }
-n=$(grep -c '"ph":"X","name":"gc"' "$work/gc.json")
+n=$(grep -c '"ph":"B","name":"gc"' "$work/gc.json")
 [ "$n" -ge 4 ] || fail "export: $n gc spans, expected at least 4"
 pass "report and export read the markers of the cgtrace run instance (--buffer selects one)"
 
