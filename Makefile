@@ -8,7 +8,7 @@
 # make kernel          patched production kernel   (build/obj/cgtrace)
 # make kernel-debug    patched debug kernel        (build/obj/debug)
 # make kernel-vanilla  Debian's 6.1, same config   (build/obj/vanilla)
-# make kernel-nofilter debug, cgroup filter off     (build/obj/nofilter)
+# make kernel-nofilter patched, cgroup filter off   (build/obj/nofilter)
 # make selftests       build the C kselftests      (build/selftests)
 # make tools           cgtrace, its plugin, toy_gc (build/tools)
 # make tools-multihost two guests, one trace-cmd listen, merged report
