@@ -223,16 +223,25 @@ ctx_sched_switch_pre(void *data, bool preempt, struct task_struct *prev,
 	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
 	ctx_masks_set(&c->next, ctx_decide(next));
+	c->next_task = next;
 	this_cpu_write(trace_ctx_event_rej, c->cur.ev & c->next.ev);
 }
 
+/*
+ * While the probes are being registered or removed, a switch may run the
+ * post probe without the pre one: then it decides by itself.
+ */
 static void
 ctx_sched_switch_post(void *data, bool preempt, struct task_struct *prev,
 		      struct task_struct *next, unsigned int prev_state)
 {
 	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
-	ctx_masks_set(&c->cur, &c->next);
+	if (likely(c->next_task == next))
+		ctx_masks_set(&c->cur, &c->next);
+	else
+		ctx_masks_set(&c->cur, ctx_decide(next));
+	c->next_task = NULL;
 	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
 }
 
@@ -286,7 +295,9 @@ static void ctx_sched_wakeup_post(void *data, struct task_struct *task)
  * ctx_set_probes - register and unregister probe sets. A post probe goes
  * in before its pre probe and out after it, so that no tracepoint call
  * runs a pre probe without its post: no CPU is left with the verdict of a
- * half-done switch or wakeup, and no grace period is needed.
+ * half-done switch or wakeup, and no grace period is needed. A call may
+ * run a post probe without its pre: the wakeup one restores the current
+ * verdict, the switch one decides by itself.
  */
 static void ctx_set_probes(u8 want)
 {

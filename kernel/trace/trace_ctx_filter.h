@@ -72,6 +72,7 @@ struct trace_ctx_masks {
 struct trace_ctx_cpu {
 	struct trace_ctx_masks	cur;	/* the task running on this CPU */
 	struct trace_ctx_masks	next;	/* between the two switch probes */
+	struct task_struct	*next_task;	/* whom next was decided for */
 };
 
 DECLARE_PER_CPU(struct trace_ctx_cpu, trace_ctx_cpu);
