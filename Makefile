@@ -64,11 +64,18 @@ tools: selftests
 install:
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/ install
 
+# check: every part runs even when an earlier one failed (a leading "-"),
+# each keeps its log and counts in build/check (scripts/check-part), and
+# scripts/check-total ends the run with the parts and one total
+# "N passed, N failed, N skipped"; it fails if any part failed.
+CHECK_PARTS := vm-run selftests nofilter
 check: checkpatch series kernel-debug selftests tools
-	scripts/test-vm-run
-	scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
+	@rm -rf $(BUILD)/check
+	-scripts/check-part vm-run -- scripts/test-vm-run
+	-scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
 	$(MAKE) --no-print-directory kernel-nofilter
-	scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
+	-scripts/check-part nofilter -- scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
+	@scripts/check-total $(CHECK_PARTS)
 
 check-upstream: kernel kernel-vanilla
 	scripts/check-upstream
