@@ -10,6 +10,7 @@
 # make kernel-nofilter debug, cgroup filter off     (build/obj/nofilter)
 # make selftests       build the C kselftests      (build/selftests)
 # make series          kernel changes as patches for upstream (build/series/out)
+# make mutants         break the code on purpose, the tests must fail (build/mutants)
 # make deps            install the Debian packages the project needs
 #
 # Everything built goes to build/ (ignored by git).
@@ -76,6 +77,12 @@ check: checkpatch series kernel-debug selftests tools
 	$(MAKE) --no-print-directory kernel-nofilter
 	-scripts/check-part nofilter -- scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
 	@scripts/check-total $(CHECK_PARTS)
+
+# mutants: known breakages (selftests/mutants/*.mutant) built under
+# build/mutants, each must make the tests it names fail (scripts/mutants).
+.PHONY: mutants
+mutants: source selftests tools
+	scripts/mutants
 
 check-upstream: kernel kernel-vanilla
 	scripts/check-upstream
