@@ -55,7 +55,7 @@ FIXTURE_SETUP(cgf)
 	char p[512];
 
 	if (access(CGT_TRACEFS "/set_event_cgroup", F_OK))
-		SKIP(return, "kernel without set_event_cgroup (TRACE_CGROUP_FILTER)");
+		CGT_SETUP_SKIP("kernel without set_event_cgroup (TRACE_CGROUP_FILTER)");
 	ASSERT_EQ(0, cgt_instance_create(&self->inst, "cgf"));
 	snprintf(self->name_a, sizeof(self->name_a), "cgf-a-%d", getpid());
 	snprintf(self->name_b, sizeof(self->name_b), "cgf-b-%d", getpid());

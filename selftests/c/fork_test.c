@@ -49,9 +49,9 @@ FIXTURE_SETUP(fk)
 	char name[64];
 
 	if (access(CGT_TRACEFS "/user_events", F_OK))
-		SKIP(return, "kernel without user_events (TRACE_USER_MARKERS)");
+		CGT_SETUP_SKIP("kernel without user_events (TRACE_USER_MARKERS)");
 	if (access(CGT_TRACEFS "/set_event_cgroup", F_OK))
-		SKIP(return, "kernel without set_event_cgroup (TRACE_CGROUP_FILTER)");
+		CGT_SETUP_SKIP("kernel without set_event_cgroup (TRACE_CGROUP_FILTER)");
 	ASSERT_LT(0, cgt_read_file("/proc/sys/kernel/pid_max", self->pid_max,
 				   sizeof(self->pid_max)));
 	self->trace = malloc(TRACE_BUF);

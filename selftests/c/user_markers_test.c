@@ -37,7 +37,7 @@ FIXTURE(um) {
 FIXTURE_SETUP(um)
 {
 	if (access(CGT_TRACEFS "/user_events", F_OK))
-		SKIP(return, "kernel without user_events (TRACE_USER_MARKERS)");
+		CGT_SETUP_SKIP("kernel without user_events (TRACE_USER_MARKERS)");
 	self->trace = malloc(TRACE_BUF);
 	ASSERT_NE(NULL, self->trace);
 	ASSERT_EQ(0, cgt_instance_create(&self->inst, "um"));
