@@ -18,6 +18,7 @@
 #include <linux/kernfs.h>
 #include <linux/mm.h>
 #include <linux/namei.h>
+#include <linux/refcount.h>
 #include <linux/nsproxy.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -32,17 +33,12 @@
 #define TRACE_CGROUP_LIST_MAX	8192
 
 struct trace_cgroup_set {
+	refcount_t		ref;		/* the list's, and readers' */
 	unsigned int		nr;
 	unsigned int		hash_bits;
 	u64			*ids;		/* 1 << hash_bits slots, 0: free */
 	struct cgroup		*cgrps[];	/* nr, referenced, write order */
 };
-
-/*
- * Bumped after every published change of any list: a per-CPU cached
- * verdict is valid only for the generation it was decided under.
- */
-static atomic64_t trace_cgroup_gen = ATOMIC64_INIT(1);
 
 static const u8 trace_cgroup_rej_bit[TRACE_CG_NR_LISTS] = {
 	[TRACE_CG_EVENT]	= CTX_REJ_EV_CG,
@@ -85,25 +81,18 @@ static bool cgset_matches(const struct trace_cgroup_set *set,
 }
 
 /**
- * trace_cgroup_rej - the cgroup rules of @f that reject @task
+ * trace_cgroup_rej - the cgroup rules of @f that reject tasks of @cgrp
  * @f: the instance's context filter
- * @task: a task being switched in, woken, or running on this CPU
+ * @cgrp: a task's cgroup v2 cgroup
  *
- * Called with preemption disabled (sched probes, IPIs).
+ * Context: an RCU-sched read section (sched probes, IPIs).
  *
  * Return: CTX_REJ_*_CG and CTX_REJ_*_NOCG bits.
  */
-u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task)
+u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct cgroup *cgrp)
 {
-	struct trace_ctx_cpu *c = this_cpu_ptr(f->cpu);
-	struct cgroup *cgrp = task_dfl_cgroup(task);
-	u64 gen = atomic64_read_acquire(&trace_cgroup_gen);
-	u64 id = cgroup_id(cgrp);
 	u8 rej = 0;
 	int i;
-
-	if (c->cg_id == id && c->cg_gen == gen)
-		return c->cg_rej;
 
 	for (i = 0; i < TRACE_CG_NR_LISTS; i++) {
 		struct trace_cgroup_set *set = rcu_dereference_sched(f->cgroups[i]);
@@ -111,9 +100,6 @@ u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task)
 		if (set && cgset_matches(set, cgrp) == cgset_is_notrace(i))
 			rej |= trace_cgroup_rej_bit[i];
 	}
-	c->cg_id = id;
-	c->cg_gen = gen;
-	c->cg_rej = rej;
 	return rej;
 }
 
@@ -150,11 +136,12 @@ bool trace_ctx_function_cgroups(struct trace_array *tr)
 		(CTX_REJ_FN_CG | CTX_REJ_FN_NOCG));
 }
 
-static void cgset_free(struct trace_cgroup_set *set)
+/* cgset_put - drop a reference; the last one frees the set */
+static void cgset_put(struct trace_cgroup_set *set)
 {
 	unsigned int i;
 
-	if (!set)
+	if (!set || !refcount_dec_and_test(&set->ref))
 		return;
 	for (i = 0; i < set->nr; i++)
 		cgroup_put(set->cgrps[i]);
@@ -176,6 +163,7 @@ static struct trace_cgroup_set *cgset_build(struct cgroup **cgrps,
 	if (!set)
 		return NULL;
 	bits = max(ilog2(roundup_pow_of_two(nr * 2)), 1);
+	refcount_set(&set->ref, 1);
 	set->hash_bits = bits;
 	set->ids = kvcalloc(1U << bits, sizeof(u64), GFP_KERNEL);
 	if (!set->ids) {
@@ -316,16 +304,26 @@ static struct trace_cgroup_set *cg_list(struct trace_array *tr, int list)
 
 /*
  * cg_publish - make @set list @list of @tr and drop the old one.
- * The caller holds event_mutex; it is released here.
+ * The caller holds event_mutex; it is released here, also on failure.
+ *
+ * Return: 0, or -ENOSPC when no instance slot is left for a first rule
+ * (@set is then dropped and nothing changes).
  */
-static void cg_publish(struct trace_array *tr, int list,
-		       struct trace_cgroup_set *set)
+static int cg_publish(struct trace_array *tr, int list,
+		      struct trace_cgroup_set *set)
 {
 	struct trace_cgroup_set *old = cg_list(tr, list);
+	int ret = 0;
 
 	lockdep_assert_held(&event_mutex);
+	if (set)
+		ret = trace_ctx_filter_prepare(tr);
+	if (ret) {
+		mutex_unlock(&event_mutex);
+		cgset_put(set);
+		return ret;
+	}
 	rcu_assign_pointer(tr->ctx_filter->cgroups[list], set);
-	atomic64_inc_return_release(&trace_cgroup_gen);
 	trace_ctx_filter_update_locked(tr);
 	mutex_unlock(&event_mutex);
 
@@ -334,8 +332,9 @@ static void cg_publish(struct trace_array *tr, int list,
 	if (old) {
 		/* Probes and gates may still read the old set. */
 		tracepoint_synchronize_unregister();
-		cgset_free(old);
+		cgset_put(old);
 	}
+	return 0;
 }
 
 static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
@@ -419,7 +418,9 @@ static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
 		mutex_unlock(&event_mutex);
 		goto done;
 	}
-	cg_publish(tr, o->list, set);
+	nr = cg_publish(tr, o->list, set);
+	if (nr)
+		goto out;
 done:
 	*ppos += cnt;
 	nr = cnt;
@@ -438,8 +439,16 @@ static int trace_cgroup_show(struct seq_file *m, void *v)
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
+	/*
+	 * Hold the set, not event_mutex, while its paths are formatted: each
+	 * takes the cgroup core's locks, and a list has up to 8192 entries.
+	 */
 	mutex_lock(&event_mutex);
 	set = cg_list(o->tr, o->list);
+	if (set)
+		refcount_inc(&set->ref);
+	mutex_unlock(&event_mutex);
+
 	for (i = 0; set && i < set->nr; i++) {
 		struct cgroup *cgrp = set->cgrps[i];
 		int len = cgroup_path_ns(cgrp, path, PATH_MAX,
@@ -456,7 +465,7 @@ static int trace_cgroup_show(struct seq_file *m, void *v)
 			seq_puts(m, " (deleted)");
 		seq_putc(m, '\n');
 	}
-	mutex_unlock(&event_mutex);
+	cgset_put(set);
 	kfree(path);
 	return 0;
 }
@@ -496,7 +505,7 @@ static int trace_cgroup_release(struct inode *inode, struct file *filp)
 	if (o->replace) {
 		mutex_lock(&event_mutex);
 		if (cg_list(tr, o->list))
-			cg_publish(tr, o->list, NULL);
+			WARN_ON_ONCE(cg_publish(tr, o->list, NULL));
 		else
 			mutex_unlock(&event_mutex);
 	}
@@ -564,11 +573,10 @@ void trace_cgroup_filter_clear(struct trace_array *tr)
 		old[i] = cg_list(tr, i);
 		RCU_INIT_POINTER(tr->ctx_filter->cgroups[i], NULL);
 	}
-	atomic64_inc_return_release(&trace_cgroup_gen);
 	trace_ctx_filter_update_locked(tr);
 	if (old[TRACE_CG_FUNC] || old[TRACE_CG_FUNC_NO])
 		ftrace_ctx_filter_changed(tr);
 	tracepoint_synchronize_unregister();
 	for (i = 0; i < TRACE_CG_NR_LISTS; i++)
-		cgset_free(old[i]);
+		cgset_put(old[i]);
 }

@@ -1,27 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One per-CPU verdict for all of an instance's context filters.
+ * One per-CPU verdict for the context filters of every instance.
  *
- * 6.1 kept the event pid verdict in its own sched probes (eight of them,
- * doing up to ten pid lookups per switch) and the function pid verdict in
- * another, and the event gate tested it twice per recorded event. Here
- * every rule (pid and cgroup, events and functions) is decided at once for
- * the task being switched in, the verdicts go to the same per-CPU fields
- * the event gate and ftrace_pid_func() already read, and the gate tests
- * the event verdict once, only while some instance has a rule.
+ * An instance with any pid or cgroup rule owns a slot, a bit in per-CPU
+ * masks. For the task running on a CPU, bit N of a mask is set when the
+ * instance in slot N rejects it. The event gate tests one bit of
+ * trace_ctx_event_rej, trace_marker one bit of cur.evcg, the function
+ * tracer one bit of cur.fn: the cost of a test does not depend on the
+ * number of instances or of listed pids and cgroups.
  *
- * When a verdict can change:
- *  - context switch: decided for next, in a pre and a post probe around
- *    the sched_switch event so that the event itself is kept when either
+ * The masks are decided for all instances at once when they can change:
+ *  - context switch: for the next task, in a pre and a post probe around
+ *    the sched_switch event, so that the event itself is kept when either
  *    task is traced;
- *  - wakeups: while the CPU ignores current, a wakeup of a traced task is
- *    kept (the trace shows who woke it);
+ *  - wakeups: while the CPU ignores current for some instance, a wakeup of
+ *    a traced task is kept (the trace shows who woke it);
  *  - cgroup migration: trace_ctx_filter_attach() re-decides on every CPU
- *    that runs a moved task, before the move returns;
+ *    that holds a moved task, before the move returns;
  *  - a filter write: re-decided on every CPU.
+ *
+ * The cgroup rules of all instances are decided per cgroup and cached per
+ * CPU, keyed by the cgroup and by a generation that every filter change
+ * bumps: switches between tasks of the same few cgroups look nothing up.
+ * The pid rules are looked up for each instance that has them.
  */
 #include <linux/cgroup.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
+#include <linux/irqflags.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
@@ -33,19 +40,53 @@
 #include "trace.h"
 #include "trace_ctx_filter.h"
 
+#define CTX_SLOTS		BITS_PER_LONG
+/* Tasks whose verdicts each CPU remembers, a power of two */
+#define CTX_CACHE		8
+
 DEFINE_STATIC_KEY_FALSE(trace_ctx_filter_key);
 
-/* Instances with any rule; RCU readers in IPIs, writers hold event_mutex. */
-static LIST_HEAD(trace_ctx_filters);
+/* The event gate's word: read by trace_trigger_soft_disabled(). */
+DEFINE_PER_CPU(unsigned long, trace_ctx_event_rej);
+EXPORT_PER_CPU_SYMBOL_GPL(trace_ctx_event_rej);
+
+DEFINE_PER_CPU(struct trace_ctx_cpu, trace_ctx_cpu);
 
 /*
- * ctx_task_rej - every rule of @f that rejects @task
- *
- * Only the lists @f->rules names are looked at. A list published after
- * the rules were read is decided by the update that follows it, on every
- * CPU; a list being removed may still be seen here, or be NULL.
+ * What a CPU decided for a task lately: valid while the task has the same
+ * pid number and cgroup, and no list or slot changed (the generation).
+ * The verdict on a pid number does not depend on which task has it.
  */
-static u8 ctx_task_rej(struct trace_ctx_filter *f, struct task_struct *task)
+struct ctx_entry {
+	u64			gen;
+	u64			cg_id;	/* 0 while no instance has cgroup rules */
+	pid_t			pid;
+	struct trace_ctx_masks	m;
+};
+
+/* Direct-mapped by pid; written only with interrupts off. */
+static DEFINE_PER_CPU(struct ctx_entry[CTX_CACHE], ctx_cache);
+
+/*
+ * Slots, and which of them have pid or cgroup rules. Written under
+ * event_mutex, read by probes and IPIs in RCU-sched read sections.
+ */
+static struct trace_ctx_filter __rcu *ctx_slot[CTX_SLOTS];
+static unsigned long ctx_slots_used;	/* event_mutex; includes reserved */
+static unsigned long ctx_pid_slots;
+static unsigned long ctx_cg_slots;
+static unsigned long ctx_ev_slots;	/* event_mutex */
+static u8 ctx_probes;			/* CTX_PROBE_*, event_mutex */
+
+/*
+ * Bumped (release) after every published change of a list or a slot, and
+ * when event-fork or function-fork changes a pid list, so that a verdict
+ * decided before the change is never used.
+ */
+static atomic64_t trace_ctx_gen = ATOMIC64_INIT(1);
+
+/* ctx_pid_rej - the pid rules of @f that reject @task */
+static u8 ctx_pid_rej(struct trace_ctx_filter *f, struct task_struct *task)
 {
 	struct trace_array *tr = f->tr;
 	u8 rules = READ_ONCE(f->rules), rej = 0;
@@ -73,126 +114,293 @@ static u8 ctx_task_rej(struct trace_ctx_filter *f, struct task_struct *task)
 			rej |= CTX_REJ_FN_NOPID;
 	}
 #endif
-	if (rules & CTX_REJ_CGROUP)
-		rej |= trace_cgroup_rej(f, task);
 	return rej;
 }
 
-/* ctx_publish - store current's verdict where the gates read it */
-static void ctx_publish(struct trace_ctx_filter *f, u8 rej, pid_t pid)
+/* ctx_decide_uncached - every instance's verdict on @task */
+static void ctx_decide_uncached(struct task_struct *task,
+				struct trace_ctx_masks *m)
 {
-	struct trace_array_cpu *data = this_cpu_ptr(f->tr->array_buffer.data);
+	unsigned long slots, ev = 0, evcg = 0, fn = 0;
+	struct trace_ctx_filter *f;
+	struct cgroup *cgrp;
+	unsigned int slot;
+	u8 rej;
 
-	this_cpu_write(f->cpu->rej, rej);
-	WRITE_ONCE(data->ignore_pid, !!(rej & CTX_REJ_EV));
-	if (!(f->rules & CTX_REJ_FN))
-		WRITE_ONCE(data->ftrace_ignore_pid, FTRACE_PID_TRACE);
-	else if (rej & CTX_REJ_FN)
-		WRITE_ONCE(data->ftrace_ignore_pid, FTRACE_PID_IGNORE);
-	else
-		WRITE_ONCE(data->ftrace_ignore_pid, pid);
+	slots = READ_ONCE(ctx_cg_slots);
+	if (slots) {
+		cgrp = task_dfl_cgroup(task);
+		for_each_set_bit(slot, &slots, CTX_SLOTS) {
+			f = rcu_dereference_sched(ctx_slot[slot]);
+			if (!f)
+				continue;
+			rej = trace_cgroup_rej(f, cgrp);
+			if (rej & CTX_REJ_EV_CGROUP)
+				evcg |= BIT(slot);
+			if (rej & CTX_REJ_FN_CGROUP)
+				fn |= BIT(slot);
+		}
+	}
+	ev = evcg;
+	slots = READ_ONCE(ctx_pid_slots);
+	for_each_set_bit(slot, &slots, CTX_SLOTS) {
+		f = rcu_dereference_sched(ctx_slot[slot]);
+		if (!f)
+			continue;
+		rej = ctx_pid_rej(f, task);
+		if (rej & CTX_REJ_EV)
+			ev |= BIT(slot);
+		if (rej & CTX_REJ_FN)
+			fn |= BIT(slot);
+	}
+	m->ev = ev;
+	m->evcg = evcg;
+	m->fn = fn;
+}
+
+/* ctx_decide_fill - decide @task into its cache entry @e */
+static noinline void ctx_decide_fill(struct task_struct *task,
+				     struct ctx_entry *e, u64 gen, u64 id)
+{
+	ctx_decide_uncached(task, &e->m);
+	e->pid = task->pid;
+	e->cg_id = id;
+	e->gen = gen;
+}
+
+/*
+ * ctx_decide - every instance's verdict on @task, from this CPU's cache
+ *
+ * Called with interrupts off (switch probes, wakeups of another task,
+ * IPIs), so that nothing on this CPU can fill the same entry between the
+ * stores that fill it. The entry stays valid until the next decision on
+ * this CPU.
+ */
+static __always_inline const struct trace_ctx_masks *
+ctx_decide(struct task_struct *task)
+{
+	u64 gen = atomic64_read_acquire(&trace_ctx_gen);
+	u64 id = READ_ONCE(ctx_cg_slots) ? cgroup_id(task_dfl_cgroup(task)) : 0;
+	struct ctx_entry *e;
+
+	lockdep_assert_irqs_disabled();
+	e = this_cpu_ptr(&ctx_cache[task->pid & (CTX_CACHE - 1)]);
+	if (unlikely(e->pid != task->pid || e->cg_id != id || e->gen != gen))
+		ctx_decide_fill(task, e, gen, id);
+	return &e->m;
+}
+
+/* Three words, not a string copy: the switch path counts instructions */
+static __always_inline void ctx_masks_set(struct trace_ctx_masks *d,
+					  const struct trace_ctx_masks *s)
+{
+	d->ev = s->ev;
+	d->evcg = s->evcg;
+	d->fn = s->fn;
+}
+
+/**
+ * trace_ctx_pids_changed - event-fork or function-fork changed a pid list
+ *
+ * Called after the change, from the fork and exit probes: verdicts cached
+ * before it are not used again.
+ */
+void trace_ctx_pids_changed(void)
+{
+	atomic64_inc_return_release(&trace_ctx_gen);
 }
 
 static void
 ctx_sched_switch_pre(void *data, bool preempt, struct task_struct *prev,
 		     struct task_struct *next, unsigned int prev_state)
 {
-	struct trace_ctx_filter *f = data;
-	struct trace_array_cpu *cpu_data;
-	u8 next_rej = ctx_task_rej(f, next);
+	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
-	this_cpu_write(f->cpu->next_rej, next_rej);
-	/*
-	 * Keep the switch when either task is traced: a rule drops it only
-	 * if it rejects both. For the pid files alone this is what 6.1 did.
-	 */
-	cpu_data = this_cpu_ptr(f->tr->array_buffer.data);
-	WRITE_ONCE(cpu_data->ignore_pid,
-		   !!(this_cpu_read(f->cpu->rej) & next_rej & CTX_REJ_EV));
+	ctx_masks_set(&c->next, ctx_decide(next));
+	this_cpu_write(trace_ctx_event_rej, c->cur.ev & c->next.ev);
 }
 
 static void
 ctx_sched_switch_post(void *data, bool preempt, struct task_struct *prev,
 		      struct task_struct *next, unsigned int prev_state)
 {
-	struct trace_ctx_filter *f = data;
+	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
-	ctx_publish(f, this_cpu_read(f->cpu->next_rej), next->pid);
+	ctx_masks_set(&c->cur, &c->next);
+	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
+}
+
+static void
+ctx_sched_switch_decide(void *data, bool preempt, struct task_struct *prev,
+			struct task_struct *next, unsigned int prev_state)
+{
+	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
+
+	ctx_masks_set(&c->cur, ctx_decide(next));
+	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
+}
+
+/*
+ * The wakeup probes, while a filtering instance records a wakeup event:
+ * a wakeup of a traced task is kept whoever wakes it.
+ */
+static noinline void ctx_wakeup_decide(struct task_struct *task,
+				       unsigned long cur)
+{
+	this_cpu_write(trace_ctx_event_rej, cur & ctx_decide(task)->ev);
 }
 
 static void ctx_sched_wakeup_pre(void *data, struct task_struct *task)
 {
-	struct trace_ctx_filter *f = data;
-	struct trace_array_cpu *cpu_data;
+	unsigned long cur = this_cpu_read(trace_ctx_cpu.cur.ev);
 
-	/* Already recording for current: the wakeup is kept anyway. */
-	if (!(this_cpu_read(f->cpu->rej) & CTX_REJ_EV))
-		return;
-	/* Keep the wakeup of a traced task, whoever wakes it. */
-	cpu_data = this_cpu_ptr(f->tr->array_buffer.data);
-	WRITE_ONCE(cpu_data->ignore_pid,
-		   !!(ctx_task_rej(f, task) & CTX_REJ_EV));
+	/*
+	 * Nothing to do while current is traced everywhere; and current
+	 * waking itself (the only case with interrupts on) has its verdict.
+	 */
+	if (cur && task != current)
+		ctx_wakeup_decide(task, cur);
 }
 
 static void ctx_sched_wakeup_post(void *data, struct task_struct *task)
 {
-	struct trace_ctx_filter *f = data;
-	struct trace_array_cpu *cpu_data;
+	unsigned long cur = this_cpu_read(trace_ctx_cpu.cur.ev);
 
-	/* Back to current's own verdict, which the pre probe left alone. */
-	cpu_data = this_cpu_ptr(f->tr->array_buffer.data);
-	WRITE_ONCE(cpu_data->ignore_pid,
-		   !!(this_cpu_read(f->cpu->rej) & CTX_REJ_EV));
+	/* As the pre probe: with interrupts on, an IPI may change cur. */
+	if (cur && task != current)
+		this_cpu_write(trace_ctx_event_rej, cur);
 }
 
-static void ctx_register_switch(struct trace_ctx_filter *f, bool on)
+/* Probe sets, registered as the filtering instances need them */
+#define CTX_PROBE_DECIDE	BIT(0)	/* ctx_sched_switch_decide alone */
+#define CTX_PROBE_PREPOST	BIT(1)	/* ctx_sched_switch_pre and _post */
+#define CTX_PROBE_WAKEUP	BIT(2)	/* the wakeup pre and post probes */
+
+/*
+ * ctx_set_probes - register and unregister probe sets. A post probe goes
+ * in before its pre probe and out after it, so that no tracepoint call
+ * runs a pre probe without its post: no CPU is left with the verdict of a
+ * half-done switch or wakeup, and no grace period is needed.
+ */
+static void ctx_set_probes(u8 want)
 {
-	if (on) {
-		/*
-		 * pre before every other sched_switch probe, post after the
-		 * sched_switch event has been recorded.
-		 */
-		WARN_ON_ONCE(register_trace_prio_sched_switch(ctx_sched_switch_pre,
-							      f, INT_MAX));
+	u8 add = want & ~ctx_probes, del = ctx_probes & ~want;
+
+	if (add & CTX_PROBE_DECIDE)
+		WARN_ON_ONCE(register_trace_prio_sched_switch(ctx_sched_switch_decide,
+							      NULL, 0));
+	if (add & CTX_PROBE_PREPOST) {
 		WARN_ON_ONCE(register_trace_prio_sched_switch(ctx_sched_switch_post,
-							      f, 0));
-	} else {
-		unregister_trace_sched_switch(ctx_sched_switch_pre, f);
-		unregister_trace_sched_switch(ctx_sched_switch_post, f);
+							      NULL, 0));
+		WARN_ON_ONCE(register_trace_prio_sched_switch(ctx_sched_switch_pre,
+							      NULL, INT_MAX));
 	}
-}
-
-static void ctx_register_wakeup(struct trace_ctx_filter *f, bool on)
-{
-	if (on) {
-		WARN_ON_ONCE(register_trace_prio_sched_wakeup(ctx_sched_wakeup_pre,
-							      f, INT_MAX));
-		WARN_ON_ONCE(register_trace_prio_sched_wakeup(ctx_sched_wakeup_post,
-							      f, 0));
-		WARN_ON_ONCE(register_trace_prio_sched_wakeup_new(ctx_sched_wakeup_pre,
-								  f, INT_MAX));
-		WARN_ON_ONCE(register_trace_prio_sched_wakeup_new(ctx_sched_wakeup_post,
-								  f, 0));
-		WARN_ON_ONCE(register_trace_prio_sched_waking(ctx_sched_wakeup_pre,
-							      f, INT_MAX));
+	if (add & CTX_PROBE_WAKEUP) {
 		WARN_ON_ONCE(register_trace_prio_sched_waking(ctx_sched_wakeup_post,
-							      f, 0));
-	} else {
-		unregister_trace_sched_wakeup(ctx_sched_wakeup_pre, f);
-		unregister_trace_sched_wakeup(ctx_sched_wakeup_post, f);
-		unregister_trace_sched_wakeup_new(ctx_sched_wakeup_pre, f);
-		unregister_trace_sched_wakeup_new(ctx_sched_wakeup_post, f);
-		unregister_trace_sched_waking(ctx_sched_wakeup_pre, f);
-		unregister_trace_sched_waking(ctx_sched_wakeup_post, f);
+							      NULL, 0));
+		WARN_ON_ONCE(register_trace_prio_sched_waking(ctx_sched_wakeup_pre,
+							      NULL, INT_MAX));
+		WARN_ON_ONCE(register_trace_prio_sched_wakeup(ctx_sched_wakeup_post,
+							      NULL, 0));
+		WARN_ON_ONCE(register_trace_prio_sched_wakeup(ctx_sched_wakeup_pre,
+							      NULL, INT_MAX));
+		WARN_ON_ONCE(register_trace_prio_sched_wakeup_new(ctx_sched_wakeup_post,
+								  NULL, 0));
+		WARN_ON_ONCE(register_trace_prio_sched_wakeup_new(ctx_sched_wakeup_pre,
+								  NULL, INT_MAX));
 	}
+	if (del & CTX_PROBE_WAKEUP) {
+		unregister_trace_sched_waking(ctx_sched_wakeup_pre, NULL);
+		unregister_trace_sched_waking(ctx_sched_wakeup_post, NULL);
+		unregister_trace_sched_wakeup(ctx_sched_wakeup_pre, NULL);
+		unregister_trace_sched_wakeup(ctx_sched_wakeup_post, NULL);
+		unregister_trace_sched_wakeup_new(ctx_sched_wakeup_pre, NULL);
+		unregister_trace_sched_wakeup_new(ctx_sched_wakeup_post, NULL);
+	}
+	if (del & CTX_PROBE_PREPOST) {
+		unregister_trace_sched_switch(ctx_sched_switch_pre, NULL);
+		unregister_trace_sched_switch(ctx_sched_switch_post, NULL);
+	}
+	if (del & CTX_PROBE_DECIDE)
+		unregister_trace_sched_switch(ctx_sched_switch_decide, NULL);
+	ctx_probes = want;
 }
 
-/* ctx_decide_current - re-decide this CPU's current task (IPI context) */
-static void ctx_decide_current(void *data)
+/* ctx_sched_event - which probes keep the events of @call whole */
+static u8 ctx_sched_event(struct trace_event_call *call)
 {
-	struct trace_ctx_filter *f = data;
+	if (!(call->flags & TRACE_EVENT_FL_TRACEPOINT))
+		return 0;
+	if (call->tp == &__tracepoint_sched_switch)
+		return CTX_PROBE_PREPOST;
+	if (call->tp == &__tracepoint_sched_waking ||
+	    call->tp == &__tracepoint_sched_wakeup ||
+	    call->tp == &__tracepoint_sched_wakeup_new)
+		return CTX_PROBE_WAKEUP;
+	return 0;
+}
 
-	ctx_publish(f, ctx_task_rej(f, current), current->pid);
+/* ctx_sched_events - the probes @tr's enabled sched events want */
+static u8 ctx_sched_events(struct trace_array *tr)
+{
+	struct trace_event_file *file;
+	u8 want = 0;
+
+	list_for_each_entry(file, &tr->events, list) {
+		if (file->flags & EVENT_FILE_FL_ENABLED)
+			want |= ctx_sched_event(file->event_call);
+	}
+	return want;
+}
+
+/* ctx_update_probes - the probes every filtering instance needs */
+static void ctx_update_probes(void)
+{
+	unsigned long slots = ctx_ev_slots;
+	struct trace_ctx_filter *f;
+	unsigned int slot;
+	u8 want = 0;
+
+	lockdep_assert_held(&event_mutex);
+	for_each_set_bit(slot, &slots, CTX_SLOTS) {
+		f = rcu_dereference_protected(ctx_slot[slot],
+					      lockdep_is_held(&event_mutex));
+		if (f)
+			want |= f->sched_probes;
+	}
+	if (ctx_pid_slots || ctx_cg_slots)
+		want |= want & CTX_PROBE_PREPOST ? 0 : CTX_PROBE_DECIDE;
+	else
+		want = 0;
+	ctx_set_probes(want);
+}
+
+/**
+ * trace_ctx_filter_event_toggled - an event of an instance was enabled or
+ *	disabled
+ * @file: the event file
+ *
+ * The switch and wakeup events of a filtering instance need probes around
+ * them, to keep a switch or a wakeup that involves a traced task.
+ */
+void trace_ctx_filter_event_toggled(struct trace_event_file *file)
+{
+	struct trace_ctx_filter *f = file->tr->ctx_filter;
+
+	lockdep_assert_held(&event_mutex);
+	if (!f || f->slot < 0 || !ctx_sched_event(file->event_call))
+		return;
+	f->sched_probes = f->rules & CTX_REJ_EV ? ctx_sched_events(file->tr) : 0;
+	ctx_update_probes();
+}
+
+/* ctx_decide_current - re-decide this CPU's running task (IPI context) */
+static void ctx_decide_current(void *unused)
+{
+	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
+
+	ctx_masks_set(&c->cur, ctx_decide(current));
+	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
 }
 
 /* ctx_rules - the rules @tr has configured */
@@ -213,73 +421,137 @@ static u8 ctx_rules(struct trace_array *tr)
 	return rules;
 }
 
+/* ctx_set_files - mark @tr's event files for the gate (or unmark them) */
+static void ctx_set_files(struct trace_array *tr)
+{
+	struct trace_event_file *file;
+
+	list_for_each_entry(file, &tr->events, list)
+		trace_ctx_filter_init_file(tr, file);
+}
+
+/**
+ * trace_ctx_filter_init_file - set up the gate of one event file
+ * @tr: the instance
+ * @file: one of its event files, new or existing
+ *
+ * Context: event_mutex held.
+ */
+void trace_ctx_filter_init_file(struct trace_array *tr,
+				struct trace_event_file *file)
+{
+	struct trace_ctx_filter *f = tr->ctx_filter;
+	unsigned long bit = f ? f->ev_bit : 0;
+
+	lockdep_assert_held(&event_mutex);
+	/* The bit before the flag: a flagged file always has its bit. */
+	WRITE_ONCE(file->ctx_bit, bit);
+	if (bit)
+		set_bit(EVENT_FILE_FL_PID_FILTER_BIT, &file->flags);
+	else
+		clear_bit(EVENT_FILE_FL_PID_FILTER_BIT, &file->flags);
+}
+
+/**
+ * trace_ctx_filter_prepare - make sure @tr can have rules
+ * @tr: an instance about to publish a pid or cgroup list
+ *
+ * Reserves a slot for an instance that has none. Call it before the list
+ * is published, under event_mutex, so that a write that cannot be
+ * filtered fails and changes nothing.
+ *
+ * Return: 0, or -ENOSPC when BITS_PER_LONG instances filter already.
+ */
+int trace_ctx_filter_prepare(struct trace_array *tr)
+{
+	struct trace_ctx_filter *f = tr->ctx_filter;
+	int slot;
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!f))
+		return -ENODEV;
+	if (f->slot >= 0)
+		return 0;
+	slot = find_first_zero_bit(&ctx_slots_used, CTX_SLOTS);
+	if (slot >= CTX_SLOTS)
+		return -ENOSPC;
+	__set_bit(slot, &ctx_slots_used);
+	f->slot = slot;
+	return 0;
+}
+
 /**
  * trace_ctx_filter_update_locked - apply a change of @tr's filter lists
  * @tr: the instance whose pid or cgroup lists were just published
  *
- * Registers or unregisters the sched probes the rules need, keeps the
- * static key counting instances with rules, marks the instance's event
- * files for the gate and re-decides the running task on every CPU.
+ * Publishes the instance's rules in its slot, marks its event files for
+ * the gate, registers the sched probes while some instance needs them and
+ * re-decides the running task on every CPU. An instance left without
+ * rules gives its slot back, once no probe, gate or IPI can still use it.
  */
 void trace_ctx_filter_update_locked(struct trace_array *tr)
 {
 	struct trace_ctx_filter *f = tr->ctx_filter;
-	struct trace_event_file *file;
+	bool want_switch;
+	unsigned long bit;
 	u8 rules;
-	int cpu;
 
 	lockdep_assert_held(&event_mutex);
 	if (!f)
 		return;
 
 	rules = ctx_rules(tr);
-	WRITE_ONCE(f->rules, rules);
-
-	if (rules && !f->switch_probes) {
-		ctx_register_switch(f, true);
-		f->switch_probes = true;
-		list_add_rcu(&f->list, &trace_ctx_filters);
-		static_branch_inc(&trace_ctx_filter_key);
-	}
-	if ((rules & CTX_REJ_EV) && !f->wakeup_probes) {
-		ctx_register_wakeup(f, true);
-		f->wakeup_probes = true;
-	} else if (!(rules & CTX_REJ_EV) && f->wakeup_probes) {
-		ctx_register_wakeup(f, false);
-		f->wakeup_probes = false;
-	}
-
-	list_for_each_entry(file, &tr->events, list) {
-		if (rules & CTX_REJ_EV)
-			set_bit(EVENT_FILE_FL_PID_FILTER_BIT, &file->flags);
-		else
-			clear_bit(EVENT_FILE_FL_PID_FILTER_BIT, &file->flags);
-	}
-
-	if (rules) {
-		/* Switches decide for the tasks to come; decide current now. */
-		on_each_cpu(ctx_decide_current, f, 1);
+	/* A caller that skipped prepare, and found no slot: cannot filter */
+	if (rules && f->slot < 0 && WARN_ON_ONCE(trace_ctx_filter_prepare(tr)))
+		rules = 0;
+	if (f->slot < 0)
 		return;
-	}
+	bit = BIT(f->slot);
 
-	if (f->switch_probes) {
-		ctx_register_switch(f, false);
-		f->switch_probes = false;
-		list_del_rcu(&f->list);
-		static_branch_dec(&trace_ctx_filter_key);
-	}
-	for_each_possible_cpu(cpu) {
-		struct trace_array_cpu *data = per_cpu_ptr(tr->array_buffer.data, cpu);
+	WRITE_ONCE(f->rules, rules);
+	WRITE_ONCE(f->ev_bit, rules & CTX_REJ_EV ? bit : 0);
+	WRITE_ONCE(f->evcg_bit, rules & CTX_REJ_EV_CGROUP ? bit : 0);
+	WRITE_ONCE(f->fn_bit, rules & CTX_REJ_FN ? bit : 0);
+	ctx_set_files(tr);
 
-		per_cpu_ptr(f->cpu, cpu)->rej = 0;
-		data->ignore_pid = false;
-		data->ftrace_ignore_pid = FTRACE_PID_TRACE;
+	if (rules)
+		rcu_assign_pointer(ctx_slot[f->slot], f);
+	else
+		RCU_INIT_POINTER(ctx_slot[f->slot], NULL);
+	WRITE_ONCE(ctx_pid_slots, rules & CTX_REJ_PID ?
+		   ctx_pid_slots | bit : ctx_pid_slots & ~bit);
+	WRITE_ONCE(ctx_cg_slots, rules & CTX_REJ_CGROUP ?
+		   ctx_cg_slots | bit : ctx_cg_slots & ~bit);
+	ctx_ev_slots = rules & CTX_REJ_EV ? ctx_ev_slots | bit :
+					    ctx_ev_slots & ~bit;
+	/* Cached cgroup verdicts from before this change are stale now. */
+	atomic64_inc_return_release(&trace_ctx_gen);
+
+	want_switch = ctx_pid_slots || ctx_cg_slots;
+	f->sched_probes = rules & CTX_REJ_EV ? ctx_sched_events(tr) : 0;
+	ctx_update_probes();
+	if (want_switch)
+		static_branch_enable(&trace_ctx_filter_key);
+
+	/*
+	 * A slot given back may be taken by another instance: no probe, gate
+	 * or IPI may still be using masks decided with it.
+	 */
+	if (!rules)
+		tracepoint_synchronize_unregister();
+	/* Switches decide for the tasks to come; decide current now. */
+	on_each_cpu(ctx_decide_current, NULL, 1);
+	if (!rules) {
+		__clear_bit(f->slot, &ctx_slots_used);
+		f->slot = -1;
 	}
+	if (!want_switch)
+		static_branch_disable(&trace_ctx_filter_key);
 }
 
 /**
  * trace_ctx_filter_update - trace_ctx_filter_update_locked() for callers
- *	that do not hold event_mutex (the function pid files)
+ *	that do not hold event_mutex
  * @tr: the instance whose lists changed
  */
 void trace_ctx_filter_update(struct trace_array *tr)
@@ -296,39 +568,40 @@ void trace_ctx_filter_update(struct trace_array *tr)
  * A task's pid number is released when it is reaped, a grace period
  * before sched_process_free is called for it. A task forked in between may
  * already hold the number, and a pid list entry for it is the new task's.
+ * A number that only lives on as a process group or session id of other
+ * tasks is held by no task: it cannot be given to a new task while that
+ * lasts.
  *
- * Return: true if the number of @task belongs to a live pid.
+ * Return: true if a live task has the number of @task as its pid.
  */
 bool trace_pid_reused(struct task_struct *task)
 {
+	struct pid *pid;
 	bool reused;
 
 	rcu_read_lock();
-	reused = find_pid_ns(task->pid, &init_pid_ns);
+	pid = find_pid_ns(task->pid, &init_pid_ns);
+	reused = pid && pid_task(pid, PIDTYPE_PID);
 	rcu_read_unlock();
 	return reused;
 }
 
 #ifdef CONFIG_TRACE_CGROUP_FILTER
-/* ctx_decide_all - re-decide current on this CPU for every instance */
-static void ctx_decide_all(void *unused)
-{
-	struct trace_ctx_filter *f;
-
-	list_for_each_entry_rcu(f, &trace_ctx_filters, list,
-				rcu_read_lock_sched_held())
-		ctx_publish(f, ctx_task_rej(f, current), current->pid);
-}
-
 /**
  * trace_ctx_filter_attach - tasks moved between cgroups
  * @tset: the tasks of a committed migration
  *
  * Called by the cgroup core after the move, before the write to
- * cgroup.procs (or the task's own move) returns. A moved task that runs
- * right now gets its verdicts re-decided on its CPU, so its very next
- * event is filtered by its new cgroup; the others are decided when they
- * are switched in.
+ * cgroup.procs (or the task's own move) returns. Every CPU that holds a
+ * moved task, running or queued, re-decides its running task in an IPI.
+ *
+ * Why every CPU that holds one, not only those that run one now: a task
+ * being switched in at this moment may have read its old cgroup in the
+ * switch probe while this CPU reads that it is not running yet. The IPI
+ * runs on its CPU after that switch (interrupts are off across it), and
+ * sees the new cgroup. A task that moves to another CPU after its CPU was
+ * read here is switched in there after this CPU's full barrier, the
+ * migration's locks ordering that CPU's read of its cgroup after the move.
  */
 void trace_ctx_filter_attach(struct cgroup_taskset *tset)
 {
@@ -336,24 +609,49 @@ void trace_ctx_filter_attach(struct cgroup_taskset *tset)
 	struct task_struct *task;
 	cpumask_var_t cpus;
 
-	if (!static_branch_unlikely(&trace_ctx_filter_key))
+	if (!static_branch_unlikely(&trace_ctx_filter_key) ||
+	    !READ_ONCE(ctx_cg_slots))
 		return;
 
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL)) {
 		/* Rare: re-decide everywhere rather than miss a CPU. */
-		on_each_cpu(ctx_decide_all, NULL, 1);
+		on_each_cpu(ctx_decide_current, NULL, 1);
 		return;
 	}
-	cgroup_taskset_for_each(task, css, tset) {
-		if (task_curr(task))
-			cpumask_set_cpu(task_cpu(task), cpus);
-	}
+	/* The moves' stores to task->cgroups before the reads of task_cpu() */
+	smp_mb();
+	cgroup_taskset_for_each(task, css, tset)
+		cpumask_set_cpu(task_cpu(task), cpus);
 	/* The mover moving itself: it runs here, decide before returning. */
 	cpumask_set_cpu(raw_smp_processor_id(), cpus);
-	on_each_cpu_mask(cpus, ctx_decide_all, NULL, true);
+	on_each_cpu_mask(cpus, ctx_decide_current, NULL, true);
 	free_cpumask_var(cpus);
 }
 #endif
+
+/*
+ * A CPU that comes online may hold masks decided before it went offline,
+ * with slots that have been given back and taken by other instances since
+ * (filter writes re-decide online CPUs only): decide its running task as
+ * soon as it is up. Every switch on it decides from then on.
+ */
+static int ctx_cpu_online(unsigned int cpu)
+{
+	local_irq_disable();
+	ctx_decide_current(NULL);
+	local_irq_enable();
+	return 0;
+}
+
+static int __init trace_ctx_filter_init(void)
+{
+	int ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+					    "trace/ctx_filter:online",
+					    ctx_cpu_online, NULL);
+
+	return ret < 0 ? ret : 0;
+}
+core_initcall(trace_ctx_filter_init);
 
 /**
  * trace_ctx_filter_create - allocate @tr's context filter and its files
@@ -369,13 +667,8 @@ int trace_ctx_filter_create(struct trace_array *tr, struct dentry *parent)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
-	f->cpu = alloc_percpu(struct trace_ctx_cpu);
-	if (!f->cpu) {
-		kfree(f);
-		return -ENOMEM;
-	}
 	f->tr = tr;
-	INIT_LIST_HEAD(&f->list);
+	f->slot = -1;
 	tr->ctx_filter = f;
 	return trace_cgroup_filter_create_files(tr, parent);
 }
@@ -391,12 +684,10 @@ void trace_ctx_filter_destroy(struct trace_array *tr)
 	lockdep_assert_held(&event_mutex);
 	if (!f)
 		return;
+	/* Clears the cgroup lists, gives the slot back, waits for readers */
 	trace_cgroup_filter_clear(tr);
 	trace_ctx_filter_update_locked(tr);
-	WARN_ON_ONCE(f->switch_probes || f->wakeup_probes);
-	/* No probe or IPI can still see f once this returns. */
-	tracepoint_synchronize_unregister();
+	WARN_ON_ONCE(f->slot >= 0);
 	tr->ctx_filter = NULL;
-	free_percpu(f->cpu);
 	kfree(f);
 }

@@ -4,18 +4,19 @@
  *
  * The pid files (set_event_pid, set_ftrace_pid and their notrace twins) and
  * the cgroup files (set_event_cgroup, set_ftrace_cgroup and theirs) are
- * rules. Each rule either accepts or rejects a task. The rules are
- * evaluated when their answer can change (context switch, wakeup of a
- * traced task, cgroup migration, a filter write) and the result is kept
- * per CPU, so the event gate reads one per-CPU bool, behind a static key
- * that is on only while some instance has a rule.
+ * rules. Each rule either accepts or rejects a task. The rules of every
+ * instance are evaluated together when their answer can change (context
+ * switch, wakeup of a task, cgroup migration, a filter write), and the
+ * result is kept per CPU as bit masks, one bit per filtering instance: the
+ * event gate, the marker gates and the function tracer each test one bit
+ * of one per-CPU word.
  */
 #ifndef _TRACE_CTX_FILTER_H
 #define _TRACE_CTX_FILTER_H
 
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
-#include <linux/rculist.h>
+#include <linux/trace_events.h>
 #include <linux/types.h>
 
 struct trace_array;
@@ -24,9 +25,9 @@ struct cgroup;
 struct dentry;
 
 /*
- * Rule bits: a set bit in a verdict means "this rule rejects the task".
- * Event rules occupy the low nibble, function tracer rules the high one,
- * in the same order.
+ * Rule bits: a set bit means "this rule rejects the task". Event rules
+ * occupy the low nibble, function tracer rules the high one, in the same
+ * order.
  */
 enum {
 	CTX_REJ_EV_PID		= BIT(0),	/* not in set_event_pid */
@@ -41,8 +42,11 @@ enum {
 
 #define CTX_REJ_EV		0x0f
 #define CTX_REJ_FN		0xf0
-#define CTX_REJ_CGROUP		(CTX_REJ_EV_CG | CTX_REJ_EV_NOCG | \
-				 CTX_REJ_FN_CG | CTX_REJ_FN_NOCG)
+#define CTX_REJ_EV_CGROUP	(CTX_REJ_EV_CG | CTX_REJ_EV_NOCG)
+#define CTX_REJ_FN_CGROUP	(CTX_REJ_FN_CG | CTX_REJ_FN_NOCG)
+#define CTX_REJ_CGROUP		(CTX_REJ_EV_CGROUP | CTX_REJ_FN_CGROUP)
+#define CTX_REJ_PID		(CTX_REJ_EV_PID | CTX_REJ_EV_NOPID | \
+				 CTX_REJ_FN_PID | CTX_REJ_FN_NOPID)
 
 /* The four cgroup lists of an instance, indexed like the files. */
 enum trace_cgroup_list {
@@ -53,24 +57,35 @@ enum trace_cgroup_list {
 	TRACE_CG_NR_LISTS,
 };
 
-/* What one CPU knows about the task it runs, for one instance. */
-struct trace_ctx_cpu {
-	u8			rej;		/* CTX_REJ_* of current */
-	u8			next_rej;	/* of next, between switch probes */
-	u8			cg_rej;		/* cgroup bits of cg_id ... */
-	u64			cg_id;		/* ... the cgroup last decided */
-	u64			cg_gen;		/* ... under this generation */
+/*
+ * Verdict masks: bit N set means the instance in slot N rejects the task.
+ * @ev: the event rules (pid and cgroup); @evcg: the event cgroup rules
+ * alone (trace_marker follows only those); @fn: the function tracer rules.
+ */
+struct trace_ctx_masks {
+	unsigned long	ev;
+	unsigned long	evcg;
+	unsigned long	fn;
 };
+
+/* The masks a CPU keeps; the event gate's word is trace_ctx_event_rej. */
+struct trace_ctx_cpu {
+	struct trace_ctx_masks	cur;	/* the task running on this CPU */
+	struct trace_ctx_masks	next;	/* between the two switch probes */
+};
+
+DECLARE_PER_CPU(struct trace_ctx_cpu, trace_ctx_cpu);
 
 /* Per-instance context filter state; tr->ctx_filter. */
 struct trace_ctx_filter {
 	struct trace_array		*tr;
-	struct trace_ctx_cpu __percpu	*cpu;
-	/* on trace_ctx_filters while the instance has any rule */
-	struct list_head		list;
 	u8				rules;		/* CTX_REJ_* configured */
-	bool				switch_probes;
-	bool				wakeup_probes;
+	u8				sched_probes;	/* its sched events want */
+	int				slot;		/* -1: none */
+	/* BIT(slot) where a rule of the kind exists, else 0: the gates */
+	unsigned long			ev_bit;
+	unsigned long			evcg_bit;
+	unsigned long			fn_bit;
 	struct trace_cgroup_set __rcu	*cgroups[TRACE_CG_NR_LISTS];
 };
 
@@ -78,13 +93,18 @@ DECLARE_STATIC_KEY_FALSE(trace_ctx_filter_key);
 
 int trace_ctx_filter_create(struct trace_array *tr, struct dentry *parent);
 void trace_ctx_filter_destroy(struct trace_array *tr);
+int trace_ctx_filter_prepare(struct trace_array *tr);
 void trace_ctx_filter_update(struct trace_array *tr);
 void trace_ctx_filter_update_locked(struct trace_array *tr);
+void trace_ctx_filter_init_file(struct trace_array *tr,
+				struct trace_event_file *file);
+void trace_ctx_filter_event_toggled(struct trace_event_file *file);
+void trace_ctx_pids_changed(void);
 bool trace_pid_reused(struct task_struct *task);
 
 /* Cgroup lists: trace_cgroup_filter.c (CONFIG_TRACE_CGROUP_FILTER). */
 #ifdef CONFIG_TRACE_CGROUP_FILTER
-u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task);
+u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct cgroup *cgrp);
 int trace_cgroup_filter_create_files(struct trace_array *tr,
 				     struct dentry *parent);
 void trace_cgroup_filter_clear(struct trace_array *tr);
@@ -92,7 +112,7 @@ u8 trace_cgroup_rules(struct trace_ctx_filter *f);
 bool trace_ctx_function_cgroups(struct trace_array *tr);
 #else
 static inline u8 trace_cgroup_rej(struct trace_ctx_filter *f,
-				  struct task_struct *task)
+				  struct cgroup *cgrp)
 {
 	return 0;
 }
@@ -124,12 +144,12 @@ static inline void ftrace_ctx_filter_changed(struct trace_array *tr) { }
 #endif
 
 /**
- * trace_ctx_marker_ignored - the gate for trace_marker and user markers
+ * trace_ctx_marker_ignored - the gate of trace_marker and trace_marker_raw
  * @f: the instance's context filter
  *
  * Markers are written by the current task and follow the cgroup rules of
- * set_event_cgroup and set_event_notrace_cgroup; the pid rules never
- * applied to markers and still do not.
+ * set_event_cgroup and set_event_notrace_cgroup; the pid rules do not
+ * apply to them.
  *
  * Return: true when the marker must not be recorded.
  */
@@ -137,7 +157,35 @@ static __always_inline bool trace_ctx_marker_ignored(struct trace_ctx_filter *f)
 {
 	if (!static_branch_unlikely(&trace_ctx_filter_key) || !f)
 		return false;
-	return this_cpu_read(f->cpu->rej) & (CTX_REJ_EV_CG | CTX_REJ_EV_NOCG);
+	return this_cpu_read(trace_ctx_cpu.cur.evcg) & READ_ONCE(f->evcg_bit);
+}
+
+/**
+ * trace_ctx_user_marker_ignored - the gate of user_markers records
+ * @f: the instance's context filter
+ *
+ * User markers are events of the writing task: every event rule applies.
+ *
+ * Return: true when the record must not be recorded.
+ */
+static __always_inline bool
+trace_ctx_user_marker_ignored(struct trace_ctx_filter *f)
+{
+	if (!static_branch_unlikely(&trace_ctx_filter_key) || !f)
+		return false;
+	return this_cpu_read(trace_ctx_cpu.cur.ev) & READ_ONCE(f->ev_bit);
+}
+
+/**
+ * trace_ctx_function_ignored - the gate of the function tracers
+ * @f: the instance's context filter (may be NULL)
+ *
+ * Return: true when the current task's functions must not be traced.
+ */
+static __always_inline bool
+trace_ctx_function_ignored(struct trace_ctx_filter *f)
+{
+	return f && (this_cpu_read(trace_ctx_cpu.cur.fn) & READ_ONCE(f->fn_bit));
 }
 
 #endif /* _TRACE_CTX_FILTER_H */

@@ -1,13 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * User-space markers (trace_user_markers.c): the user_events files of an
- * instance and the state behind them.
+ * User-space markers: atrace-style records written to an instance's
+ * user_events file (or passed to prctl) become user_markers events in the
+ * instance's ring buffer. See Documentation/trace/user-markers.rst.
+ *
+ *   trace_user_markers.c         instances, files, delivery, prctl
+ *   trace_user_markers_parse.c   the record grammar
+ *   trace_user_markers_state.c   span stacks, rate limits, thread exit
+ *   trace_user_markers_events.c  the events: formats, output, emitting
+ *
+ * Include it after "trace.h".
  */
 #ifndef _TRACE_USER_MARKERS_H
 #define _TRACE_USER_MARKERS_H
 
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
 struct trace_array;
+struct trace_event_file;
 struct dentry;
+struct task_struct;
+struct signal_struct;
 
 #ifdef CONFIG_TRACE_USER_MARKERS
 int trace_user_markers_create(struct trace_array *tr, struct dentry *parent);
@@ -21,5 +36,145 @@ static inline int trace_user_markers_create(struct trace_array *tr,
 
 static inline void trace_user_markers_destroy(struct trace_array *tr) { }
 #endif
+
+#define UM_SYSTEM		"user_markers"
+#define UM_WRITE_MAX		4096	/* bytes per write */
+#define UM_RECS_MAX		64	/* records per write */
+#define UM_NAME_MAX		127	/* bytes per name */
+#define UM_DEPTH_MAX		32	/* spans tracked per thread */
+#define UM_ARENA		1024	/* bytes of open span names */
+#define UM_DEEP_MAX		65535	/* untracked spans counted */
+#define UM_HASH_BITS		6
+/* Room after a write's sentinel: names are scanned eight bytes at once */
+#define UM_SCAN_SLACK		8
+
+enum um_event {
+	UM_BEGIN,
+	UM_END,
+	UM_COUNTER,
+	UM_ASYNC_BEGIN,
+	UM_ASYNC_END,
+	UM_INSTANT,
+	UM_LOST,
+	UM_NR_EVENTS,
+};
+
+/* user_markers/end flags */
+#define UM_END_UNMATCHED	1	/* an E with no open span */
+#define UM_END_EXITED		2	/* ended by the kernel at thread exit */
+#define UM_END_UNTRACKED	4	/* beyond the tracked depth or names */
+
+/* One parsed record; name points into the write's buffer. */
+struct um_rec {
+	const char	*name;
+	s64		value;
+	u8		event;
+	u8		name_len;
+};
+
+/* What an event carries besides the common fields. */
+struct um_out {
+	const char	*name;
+	u32		name_len;
+	u32		depth;
+	u32		flags;
+	u64		val;	/* duration_ns, value, cookie or count */
+	u64		cpu_ns;
+};
+
+struct um_span {
+	u64		ts;		/* instance clock at B */
+	u64		cpu;		/* thread runtime at B */
+	u16		name_off;	/* in um_thread.arena */
+	u8		name_len;
+};
+
+/*
+ * Open spans of one thread in one instance. Only the thread itself
+ * changes it (its writes, then its exit); instance removal frees it once
+ * no writer can be inside.
+ */
+struct um_thread {
+	struct hlist_node	node;
+	struct rcu_head		rcu;
+	struct task_struct	*task;
+	u32			depth;		/* tracked spans in span[] */
+	u32			deep;		/* untracked spans above them */
+	u32			arena_used;
+	struct um_span		span[UM_DEPTH_MAX];
+	char			arena[UM_ARENA];
+};
+
+/*
+ * Rate limit state of one thread group in one instance. The lock is raw:
+ * the exit probe takes it with preemption disabled.
+ */
+struct um_group {
+	struct hlist_node	node;
+	struct rcu_head		rcu;
+	struct signal_struct	*sig;
+	raw_spinlock_t		lock;		/* tokens, last, pending */
+	u64			tokens;		/* NSEC_PER_SEC per record */
+	unsigned long		last;		/* jiffies of the last refill */
+	u64			pending;	/* dropped, not yet reported */
+};
+
+/* Per-CPU counts; user_events_stats adds them up. */
+struct um_stats {
+	u64	recorded;
+	u64	buffer_dropped;
+	u64	event_filtered;
+	u64	rate_limited;
+	u64	lost_reported;
+	u64	filtered;
+	u64	disabled;
+	u64	rejected;
+};
+
+/* Per instance; tr->user_markers. */
+struct trace_user_markers {
+	struct trace_array		*tr;
+	struct list_head		list;	/* on um_instances */
+	struct trace_event_file		*file[UM_NR_EVENTS];
+	u64				limit;	/* rate << 32 | burst, 0: none */
+	bool				prctl;
+	raw_spinlock_t			lock;	/* table inserts and removals */
+	struct hlist_head		threads[1 << UM_HASH_BITS];
+	struct hlist_head		groups[1 << UM_HASH_BITS];
+	atomic_t			nr_threads;	/* in threads[] */
+	atomic_t			nr_groups;	/* in groups[] */
+	struct um_stats __percpu	*stats;
+};
+
+/* trace_user_markers_parse.c */
+int trace_um_parse(char *buf, size_t len, struct um_rec *recs);
+int trace_um_check_name(const char *s, size_t len);
+
+/* trace_user_markers_events.c */
+extern const char *const trace_um_event_names[UM_NR_EVENTS];
+enum trace_commit_result trace_um_emit(struct trace_user_markers *um,
+				       enum um_event ev,
+				       const struct um_out *o);
+bool trace_um_emit_lost(struct trace_user_markers *um, u64 lost);
+
+/* trace_user_markers_state.c */
+extern atomic_t trace_um_nr_states;
+struct um_thread *trace_um_thread_find(struct trace_user_markers *um,
+				       struct task_struct *task);
+struct um_thread *trace_um_thread_get(struct trace_user_markers *um);
+struct um_group *trace_um_group_get(struct trace_user_markers *um,
+				    u64 limit);
+u32 trace_um_take(struct trace_user_markers *um, struct um_group *g,
+		  u64 limit, u32 want, u64 *lost);
+void trace_um_untake(struct um_group *g, u64 limit, u32 unused);
+void trace_um_report_lost(struct trace_user_markers *um,
+			  struct um_group *g, u64 lost);
+u32 trace_um_push(struct um_thread *th, struct trace_array *tr,
+		  const struct um_rec *r);
+void trace_um_pop(struct um_thread *th, struct trace_array *tr,
+		  const struct um_rec *r, struct um_out *o);
+void trace_um_state_free(struct trace_user_markers *um);
+void trace_um_state_exit(struct trace_user_markers *um,
+			 struct task_struct *task, bool group_dead);
 
 #endif /* _TRACE_USER_MARKERS_H */

@@ -899,7 +899,7 @@ static unsigned long long um_oracle(const char *b, size_t len, int *nrec)
 }
 
 struct um_counts {
-	long long accepted, limited, filtered, rejected;
+	long long accepted, limited, filtered, disabled, rejected;
 };
 
 static long long stat_in(const char *text, const char *name)
@@ -927,6 +927,7 @@ static void um_counts(const char *dir, struct um_counts *c)
 	c->accepted = stat_in(buf, "accepted");
 	c->limited = stat_in(buf, "rate_limited");
 	c->filtered = stat_in(buf, "filtered");
+	c->disabled = stat_in(buf, "disabled");
 	c->rejected = stat_in(buf, "rejected");
 }
 
@@ -1036,8 +1037,8 @@ static void fuzz_user_events(struct __test_metadata *_metadata,
 			(*fails)++;
 			EXPECT_EQ(fb.rejected + 1, fa.rejected)
 				TH_LOG("%s: a failed write is counted once as rejected", p);
-			EXPECT_EQ(ib.accepted + ib.limited + ib.filtered,
-				  ia.accepted + ia.limited + ia.filtered)
+			EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + ib.disabled,
+				  ia.accepted + ia.limited + ia.filtered + ia.disabled)
 				TH_LOG("%s: a failed write recorded something", p);
 			continue;
 		}
@@ -1045,8 +1046,8 @@ static void fuzz_user_events(struct __test_metadata *_metadata,
 			continue;
 		EXPECT_EQ(fb.rejected, fa.rejected);
 		/* The instance gets every record: own file, or top-level fan-out */
-		EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + nrec,
-			  ia.accepted + ia.limited + ia.filtered)
+		EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + ib.disabled + nrec,
+			  ia.accepted + ia.limited + ia.filtered + ia.disabled)
 			TH_LOG("%s: %d records of \"%s\" moved accepted %lld->%lld "
 			       "rate_limited %lld->%lld filtered %lld->%lld (top %d)",
 			       p, nrec, fmt_bytes(self->buf, len, shown, sizeof(shown)),
@@ -1332,7 +1333,8 @@ static unsigned long long gen_prctl(char *edge, char *buf, unsigned long *kind,
 		*name = buf;
 		fmt_bytes(buf, len, shown, slen);
 		for (i = 0; i < len; i++)
-			if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f ||
+			    buf[i] == '|')
 				mask = B(EINVAL);
 		if (!len)
 			mask = B(EINVAL);
@@ -1361,6 +1363,12 @@ static void fuzz_prctl(struct __test_metadata *_metadata,
 		mask = gen_prctl(edge, self->buf, &kind, &name, &arg5, shown,
 				 sizeof(shown));
 		value = rn(2) ? rn(1000) : rnd();
+		/* Only a counter takes a value: the others want 0 */
+		if (rn(2) && kind != PR_TRACE_MARKER_COUNTER)
+			value = 0;
+		if (value && kind >= 1 && kind <= 4 &&
+		    kind != PR_TRACE_MARKER_COUNTER)
+			mask = B(EINVAL);
 		um_counts(self->inst.path, &ib);
 		um_counts(CGT_TRACEFS, &tb);
 		ret = prctl(PR_TRACE_USER_MARKER, kind, (unsigned long)name,
@@ -1373,18 +1381,22 @@ static void fuzz_prctl(struct __test_metadata *_metadata,
 			       kind, shown, value, arg5,
 			       ret ? strerror(-ret) : "ok");
 		/* The top level did not opt in: it never sees a call. */
-		EXPECT_EQ(tb.accepted + tb.limited + tb.filtered + tb.rejected,
-			  ta.accepted + ta.limited + ta.filtered + ta.rejected);
+		EXPECT_EQ(tb.accepted + tb.limited + tb.filtered + tb.disabled +
+			  tb.rejected,
+			  ta.accepted + ta.limited + ta.filtered + ta.disabled +
+			  ta.rejected);
 		if (ret) {
 			(*fails)++;
-			EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + ib.rejected,
-				  ia.accepted + ia.limited + ia.filtered + ia.rejected)
+			EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + ib.disabled +
+				  ib.rejected,
+				  ia.accepted + ia.limited + ia.filtered + ia.disabled +
+				  ia.rejected)
 				TH_LOG("failed prctl (name %s) recorded something", shown);
 			continue;
 		}
 		/* One record, taken by the instance that opted in */
-		EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + 1,
-			  ia.accepted + ia.limited + ia.filtered)
+		EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + ib.disabled + 1,
+			  ia.accepted + ia.limited + ia.filtered + ia.disabled)
 			TH_LOG("prctl(kind %lu, name %s) moved the counts by %lld",
 			       kind, shown,
 			       ia.accepted + ia.limited + ia.filtered -

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The state behind user markers: each thread's open spans and each thread
+ * group's rate limit, per instance, and what happens to them at exit.
+ *
+ * Lookups are RCU hash walks; inserts and removals take the instance's
+ * raw lock, as does the rate limit of a group: the exit probe takes both
+ * with preemption disabled, so neither may sleep, on PREEMPT_RT either.
+ */
+#include <linux/hash.h>
+#include <linux/jiffies.h>
+#include <linux/sched/cputime.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "trace.h"
+#include "trace_user_markers.h"
+
+/* Thread and group states alive: the exit probe's fast way out. */
+atomic_t trace_um_nr_states = ATOMIC_INIT(0);
+
+/**
+ * trace_um_thread_find - a thread's span state in an instance
+ * @um: the instance's markers
+ * @task: the thread
+ *
+ * Return: the state, or NULL. Only the thread itself or instance removal
+ * frees it, so it stays valid for the thread's write or exit.
+ */
+struct um_thread *trace_um_thread_find(struct trace_user_markers *um,
+				       struct task_struct *task)
+{
+	struct hlist_head *head = &um->threads[hash_ptr(task, UM_HASH_BITS)];
+	struct um_thread *th, *found = NULL;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(th, head, node) {
+		if (th->task == task) {
+			found = th;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * trace_um_thread_get - current's span state in an instance, made if new
+ * @um: the instance's markers
+ *
+ * Return: the state, or NULL without memory.
+ */
+struct um_thread *trace_um_thread_get(struct trace_user_markers *um)
+{
+	struct um_thread *th = trace_um_thread_find(um, current);
+	unsigned long flags;
+
+	if (th)
+		return th;
+	th = kzalloc(sizeof(*th), GFP_KERNEL_ACCOUNT);
+	if (!th)
+		return NULL;
+	th->task = current;
+	atomic_inc(&trace_um_nr_states);
+	atomic_inc(&um->nr_threads);
+	raw_spin_lock_irqsave(&um->lock, flags);
+	hlist_add_head_rcu(&th->node,
+			   &um->threads[hash_ptr(current, UM_HASH_BITS)]);
+	raw_spin_unlock_irqrestore(&um->lock, flags);
+	return th;
+}
+
+static struct um_group *um_group_find(struct trace_user_markers *um,
+				      struct signal_struct *sig)
+{
+	struct hlist_head *head = &um->groups[hash_ptr(sig, UM_HASH_BITS)];
+	struct um_group *g, *found = NULL;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(g, head, node) {
+		if (g->sig == sig) {
+			found = g;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * trace_um_group_get - current's thread group rate limit in an instance
+ * @um: the instance's markers
+ * @limit: the instance's rate << 32 | burst
+ *
+ * A new group starts with a full bucket.
+ *
+ * Return: the state, or NULL without memory.
+ */
+struct um_group *trace_um_group_get(struct trace_user_markers *um, u64 limit)
+{
+	struct signal_struct *sig = current->signal;
+	struct um_group *g = um_group_find(um, sig), *other;
+	unsigned long flags;
+
+	if (g)
+		return g;
+	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
+	if (!g)
+		return NULL;
+	g->sig = sig;
+	raw_spin_lock_init(&g->lock);
+	g->tokens = (limit & U32_MAX) * NSEC_PER_SEC;
+	g->last = jiffies;
+
+	/* Two threads of the group may race to create it: one wins. */
+	raw_spin_lock_irqsave(&um->lock, flags);
+	other = um_group_find(um, sig);
+	if (!other) {
+		hlist_add_head_rcu(&g->node,
+				   &um->groups[hash_ptr(sig, UM_HASH_BITS)]);
+		atomic_inc(&trace_um_nr_states);
+		atomic_inc(&um->nr_groups);
+	}
+	raw_spin_unlock_irqrestore(&um->lock, flags);
+	if (other) {
+		kfree(g);
+		return other;
+	}
+	return g;
+}
+
+/**
+ * trace_um_take - take rate tokens for a batch of records
+ * @um: the instance's markers
+ * @g: the writer's group
+ * @limit: rate << 32 | burst
+ * @want: records in the batch still to deliver
+ * @lost: set to the group's drops not yet reported, when tokens are given
+ *
+ * Token bucket: RATE records per second, BURST at most, one token being
+ * NSEC_PER_SEC, refilled by the jiffies elapsed. A batch takes its tokens
+ * at once, so that it costs one lock. With none left, the record that
+ * asked is dropped: it is counted as rate_limited and as pending, under
+ * the lock that a later report takes, so that user_events_stats never
+ * sees a report before its drop.
+ *
+ * Return: the tokens given, at most @want.
+ */
+u32 trace_um_take(struct trace_user_markers *um, struct um_group *g,
+		  u64 limit, u32 want, u64 *lost)
+{
+	u64 rate = limit >> 32, cap = (limit & U32_MAX) * NSEC_PER_SEC;
+	unsigned long now = jiffies, flags;
+	u64 elapsed;
+	u32 granted;
+
+	raw_spin_lock_irqsave(&g->lock, flags);
+	elapsed = time_after(now, g->last) ? jiffies_to_nsecs(now - g->last) : 0;
+	if (elapsed)
+		g->last = now;
+	/* rate <= 10^7: the product cannot overflow below 900 s */
+	if (elapsed > 900 * NSEC_PER_SEC)
+		g->tokens = cap;
+	else
+		g->tokens = min(cap, g->tokens + elapsed * rate);
+	granted = min_t(u64, want, div_u64(g->tokens, NSEC_PER_SEC));
+	if (granted) {
+		g->tokens -= (u64)granted * NSEC_PER_SEC;
+		*lost = g->pending;
+		g->pending = 0;
+	} else {
+		g->pending++;
+		this_cpu_inc(um->stats->rate_limited);
+	}
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+	return granted;
+}
+
+/**
+ * trace_um_untake - give back tokens a batch took and did not use
+ * @g: the group
+ * @limit: rate << 32 | burst
+ * @unused: tokens to give back
+ */
+void trace_um_untake(struct um_group *g, u64 limit, u32 unused)
+{
+	u64 cap = (limit & U32_MAX) * NSEC_PER_SEC;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&g->lock, flags);
+	g->tokens = min(cap, g->tokens + (u64)unused * NSEC_PER_SEC);
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+}
+
+/**
+ * trace_um_report_lost - report a group's drops with a lost event
+ * @um: the instance's markers
+ * @g: the group
+ * @lost: the drops trace_um_take() handed over
+ *
+ * Drops that no lost event took stay pending for the next report.
+ */
+void trace_um_report_lost(struct trace_user_markers *um, struct um_group *g,
+			  u64 lost)
+{
+	unsigned long flags;
+
+	if (trace_um_emit_lost(um, lost))
+		return;
+	raw_spin_lock_irqsave(&g->lock, flags);
+	g->pending += lost;
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+}
+
+/**
+ * trace_um_push - B: open a span on the current thread
+ * @th: its state
+ * @tr: the instance, whose clock times the span
+ * @r: the record
+ *
+ * A span that does not fit (depth, name room) is counted, not tracked.
+ *
+ * Return: the depth of the new span.
+ */
+u32 trace_um_push(struct um_thread *th, struct trace_array *tr,
+		  const struct um_rec *r)
+{
+	struct um_span *sp;
+
+	if (th->deep || th->depth == UM_DEPTH_MAX ||
+	    th->arena_used + r->name_len > UM_ARENA) {
+		if (th->deep < UM_DEEP_MAX)
+			th->deep++;
+		return th->depth + th->deep - 1;
+	}
+	sp = &th->span[th->depth];
+	sp->name_off = th->arena_used;
+	sp->name_len = r->name_len;
+	memcpy(th->arena + th->arena_used, r->name, r->name_len);
+	th->arena_used += r->name_len;
+	/* The runtime is read inside the wall interval */
+	sp->ts = ring_buffer_time_stamp(tr->array_buffer.buffer);
+	sp->cpu = task_sched_runtime(current);
+	return th->depth++;
+}
+
+/**
+ * trace_um_pop - E: close the current thread's innermost span
+ * @th: its state, or NULL if it has none
+ * @tr: the instance
+ * @r: the record (its name is kept for an unmatched end)
+ * @o: the end event to fill
+ */
+void trace_um_pop(struct um_thread *th, struct trace_array *tr,
+		  const struct um_rec *r, struct um_out *o)
+{
+	struct um_span *sp;
+	u64 now;
+
+	if (th && th->deep) {
+		th->deep--;
+		o->depth = th->depth + th->deep;
+		o->flags = UM_END_UNTRACKED;
+		return;
+	}
+	if (!th || !th->depth) {
+		o->flags = UM_END_UNMATCHED;
+		o->name = r->name;
+		o->name_len = r->name_len;
+		return;
+	}
+	sp = &th->span[--th->depth];
+	o->cpu_ns = task_sched_runtime(current) - sp->cpu;
+	now = ring_buffer_time_stamp(tr->array_buffer.buffer);
+	o->depth = th->depth;
+	o->flags = 0;
+	o->name = th->arena + sp->name_off;
+	o->name_len = sp->name_len;
+	o->val = now > sp->ts ? now - sp->ts : 0;
+	/*
+	 * Runtime (sched_clock) and the trace clock (per-CPU "local" by
+	 * default) may disagree by a little when the thread changed CPUs:
+	 * blocked time (duration_ns - cpu_ns) is never negative.
+	 */
+	if (trace_clock_in_ns(tr) && o->cpu_ns > o->val)
+		o->cpu_ns = o->val;
+	/*
+	 * The name stays readable until the next push overwrites it, which
+	 * is after this record is written.
+	 */
+	th->arena_used = sp->name_off;
+}
+
+static void um_thread_exit(struct trace_user_markers *um,
+			   struct task_struct *task)
+{
+	struct um_thread *th = trace_um_thread_find(um, task);
+	struct trace_event_file *file = um->file[UM_END];
+	struct um_out o = { .name = "" };
+	unsigned long flags;
+	bool on;
+
+	if (!th)
+		return;
+	on = (READ_ONCE(file->flags) & EVENT_FILE_FL_ENABLED) &&
+	     !trace_ctx_user_marker_ignored(um->tr->ctx_filter) &&
+	     !trace_trigger_soft_disabled(file);
+	/* Bounded: one event for all untracked spans, one per tracked span */
+	if (th->deep && on) {
+		o.depth = th->depth;
+		o.flags = UM_END_EXITED | UM_END_UNTRACKED;
+		trace_um_emit(um, UM_END, &o);
+	}
+	th->deep = 0;
+	while (th->depth && on) {
+		struct um_rec r = { .event = UM_END };
+
+		trace_um_pop(th, um->tr, &r, &o);
+		o.flags = UM_END_EXITED;
+		trace_um_emit(um, UM_END, &o);
+	}
+
+	raw_spin_lock_irqsave(&um->lock, flags);
+	hlist_del_rcu(&th->node);
+	raw_spin_unlock_irqrestore(&um->lock, flags);
+	kfree_rcu(th, rcu);
+	atomic_dec(&um->nr_threads);
+	atomic_dec(&trace_um_nr_states);
+}
+
+static void um_group_exit(struct trace_user_markers *um,
+			  struct signal_struct *sig)
+{
+	struct um_group *g = um_group_find(um, sig);
+	unsigned long flags;
+	bool mine = false;
+	u64 lost;
+
+	if (!g)
+		return;
+	/* Threads exiting together may all see the group dead: one frees. */
+	raw_spin_lock_irqsave(&um->lock, flags);
+	if (!hlist_unhashed(&g->node)) {
+		hlist_del_init_rcu(&g->node);
+		mine = true;
+	}
+	raw_spin_unlock_irqrestore(&um->lock, flags);
+	if (!mine)
+		return;
+
+	raw_spin_lock_irqsave(&g->lock, flags);
+	lost = g->pending;
+	g->pending = 0;
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+	/*
+	 * Report what is pending. If that fails, the drops stay counted in
+	 * rate_limited and are never reported: lost_pending keeps them.
+	 */
+	if (lost)
+		trace_um_emit_lost(um, lost);
+	kfree_rcu(g, rcu);
+	atomic_dec(&um->nr_groups);
+	atomic_dec(&trace_um_nr_states);
+}
+
+/**
+ * trace_um_state_exit - a thread exits: end its spans, free its state
+ * @um: an instance's markers
+ * @task: the exiting thread (current)
+ * @group_dead: it is the last thread of its group
+ */
+void trace_um_state_exit(struct trace_user_markers *um,
+			 struct task_struct *task, bool group_dead)
+{
+	um_thread_exit(um, task);
+	if (group_dead)
+		um_group_exit(um, task->signal);
+}
+
+/**
+ * trace_um_state_free - free every state of a removed instance
+ * @um: its markers, which no writer or exiting thread can reach any more
+ */
+void trace_um_state_free(struct trace_user_markers *um)
+{
+	struct hlist_node *tmp;
+	struct um_thread *th;
+	struct um_group *g;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(um->threads); i++) {
+		hlist_for_each_entry_safe(th, tmp, &um->threads[i], node) {
+			hlist_del(&th->node);
+			kfree_rcu(th, rcu);
+			atomic_dec(&trace_um_nr_states);
+		}
+		hlist_for_each_entry_safe(g, tmp, &um->groups[i], node) {
+			hlist_del(&g->node);
+			kfree_rcu(g, rcu);
+			atomic_dec(&trace_um_nr_states);
+		}
+	}
+}

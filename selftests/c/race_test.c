@@ -1,0 +1,808 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * race_test - the promises of the context filters and the markers while
+ * CPUs race, filters and triggers combine, and state changes under them:
+ *
+ *  - every marker record is counted once, where it went: recorded,
+ *    discarded by the event's own filter, or not taken by the ring buffer
+ *    (also when a histogram trigger still sees it);
+ *  - a task is judged by its new cgroup from its first event after the
+ *    move returned, even when it was being switched in during the move;
+ *  - removing an instance's last rule leaves no stale verdict behind;
+ *  - span stacks stay in step whether or not records are recorded;
+ *  - an exited group leader leaves the event-fork pid list;
+ *  - reading a cgroup list does not hold the lock that every event file
+ *    operation needs;
+ *  - lost_pending is never more than rate_limited, also while written;
+ *  - no record is silently lost: records of disabled events are counted,
+ *    and prctl refuses arguments it does not use.
+ *
+ * Races that cannot be forced from user space run many iterations and
+ * count the wrong outcome, which must be zero; their comments say so.
+ * RACE_TEST_ONLY=WORD runs only the tests whose name holds WORD.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "cgt_util.h"
+
+#define TRACE_BUF	(8 << 20)
+
+static char *trace_buf;
+
+/* The needs every test of this file has, checked in the fixture. */
+static const char *missing_feature(void)
+{
+	if (access(CGT_TRACEFS "/set_event_cgroup", F_OK))
+		return "kernel without set_event_cgroup (TRACE_CGROUP_FILTER)";
+	if (access(CGT_TRACEFS "/user_events", F_OK))
+		return "kernel without user_events (TRACE_USER_MARKERS)";
+	return NULL;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int nr_cpus(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* A counter of user_events_stats, or -1 */
+static long long stat_of(struct cgt_instance *inst, const char *name)
+{
+	char buf[1024], key[64], *p;
+
+	if (cgt_instance_read(inst, "user_events_stats", buf + 1,
+			      sizeof(buf) - 1) < 0)
+		return -1;
+	buf[0] = '\n';
+	snprintf(key, sizeof(key), "\n%s ", name);
+	p = strstr(buf, key);
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, needle)); text += strlen(needle))
+		n++;
+	return n;
+}
+
+static const char *trace_of(struct cgt_instance *inst)
+{
+	if (cgt_instance_read(inst, "trace", trace_buf, TRACE_BUF) < 0)
+		trace_buf[0] = '\0';
+	return trace_buf;
+}
+
+static int ue_write(struct cgt_instance *inst, const char *s)
+{
+	char p[PATH_MAX];
+
+	return cgt_write_file_flags(cgt_instance_file(inst, "user_events", p,
+						      sizeof(p)), s, strlen(s), 0);
+}
+
+/* Sum of a field of per_cpu/cpuN/stats ("entries", "dropped events") */
+static long long rb_stat(struct cgt_instance *inst, const char *field)
+{
+	char path[PATH_MAX], buf[2048], key[64], *p;
+	long long sum = 0;
+	int cpu;
+
+	snprintf(key, sizeof(key), "%s: ", field);
+	for (cpu = 0; cpu < nr_cpus(); cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats",
+			 inst->path, cpu);
+		if (cgt_read_file(path, buf, sizeof(buf)) < 0)
+			return -1;
+		p = strstr(buf, key);
+		if (!p)
+			return -1;
+		sum += strtoll(p + strlen(key), NULL, 10);
+	}
+	return sum;
+}
+
+FIXTURE(race) {
+	struct cgt_instance inst;
+	char cg_a[256], cg_b[256], name_a[64], name_b[64];
+	int ready;
+};
+
+FIXTURE_SETUP(race)
+{
+	const char *why = missing_feature(), *only = getenv("RACE_TEST_ONLY");
+
+	if (why)
+		SKIP(return, "%s", why);
+	/* scripts/stress runs one test at a time (this harness has no -t) */
+	if (only && !strstr(_metadata->name, only))
+		SKIP(return, "RACE_TEST_ONLY=%s", only);
+	if (!trace_buf)
+		trace_buf = malloc(TRACE_BUF);
+	ASSERT_NE(NULL, trace_buf);
+	ASSERT_EQ(0, cgt_instance_create(&self->inst, "race"));
+	snprintf(self->name_a, sizeof(self->name_a), "race-a-%d", getpid());
+	snprintf(self->name_b, sizeof(self->name_b), "race-b-%d", getpid());
+	ASSERT_EQ(0, cgt_cgroup_create(self->name_a, self->cg_a,
+				       sizeof(self->cg_a)));
+	ASSERT_EQ(0, cgt_cgroup_create(self->name_b, self->cg_b,
+				       sizeof(self->cg_b)));
+	self->ready = 1;
+}
+
+FIXTURE_TEARDOWN(race)
+{
+	if (!self->ready)
+		return;
+	cgt_cgroup_enter(CGT_CGROUP2, 0);
+	cgt_instance_destroy(&self->inst);
+	rmdir(self->cg_a);
+	rmdir(self->cg_b);
+}
+
+/*
+ * An event filter and a histogram on user_markers events: recorded counts
+ * what is in the ring buffer (cross-checked with its own per-CPU stats),
+ * event_filtered what the filter discarded, buffer_dropped what the buffer
+ * did not take, also when the histogram saw it.
+ */
+TEST_F_TIMEOUT(race, counts_with_event_filter_and_histogram, 240)
+{
+	struct cgt_instance *in = &self->inst;
+	long long rec0, acc, rec, drop, evf;
+	char buf[4096];
+	int i, n;
+
+	pin_to(0);
+	ASSERT_EQ(0, cgt_instance_write(in, "buffer_size_kb", "8"));
+	ASSERT_EQ(0, cgt_instance_write(in, "options/overwrite", "0"));
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/enable", "1"));
+
+	/* 1. A filter keeps the counters above 100: 10 of 20. */
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/counter/filter",
+					"value > 100"));
+	for (i = 0; i < 20; i++) {
+		snprintf(buf, sizeof(buf), "C|0|filtered_c|%d", i < 10 ? i : 101 + i);
+		ASSERT_EQ(0, ue_write(in, buf));
+	}
+	EXPECT_EQ(10, stat_of(in, "recorded"));
+	EXPECT_EQ(10, stat_of(in, "event_filtered"));
+	EXPECT_EQ(20, stat_of(in, "accepted"));
+	EXPECT_EQ(10, count_of(trace_of(in), "counter: filtered_c="));
+	EXPECT_EQ(10, rb_stat(in, "entries"));
+
+	/* 2. A histogram on end with recording off: it sees, nothing records. */
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/end/trigger",
+					"hist:keys=name:vals=duration_ns"));
+	ASSERT_EQ(0, cgt_instance_write(in, "tracing_on", "0"));
+	rec0 = stat_of(in, "recorded");
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, ue_write(in, "B|0|hist_span\nE|0"));
+	EXPECT_EQ(rec0, stat_of(in, "recorded"));
+	EXPECT_EQ(10, stat_of(in, "buffer_dropped"));
+	ASSERT_LT(0, cgt_instance_read(in, "events/user_markers/end/hist", buf,
+				       sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "Hits: 5")) TH_LOG("hist:\n%s", buf);
+	ASSERT_EQ(0, cgt_instance_write(in, "tracing_on", "1"));
+
+	/*
+	 * 3. Fill the buffer with the filter and the histogram in place: the
+	 * filter's per-CPU copy and the histogram's fallback both meet a full
+	 * buffer. The ring buffer's own counts must agree with ours.
+	 */
+	for (i = 0, n = 0; i < 2000 && stat_of(in, "buffer_dropped") < 200; i++) {
+		snprintf(buf, sizeof(buf),
+			 "B|0|fill_%d\nC|0|fill_c|%d\nC|0|fill_c|%d\nE|0", i,
+			 i % 2 ? 5 : 500, 600 + i);
+		ASSERT_EQ(0, ue_write(in, buf));
+		n += 4;
+	}
+	acc = stat_of(in, "accepted");
+	rec = stat_of(in, "recorded");
+	drop = stat_of(in, "buffer_dropped");
+	evf = stat_of(in, "event_filtered");
+	EXPECT_LT(0, drop);
+	EXPECT_EQ(acc, rec + drop + evf);
+	EXPECT_EQ(20 + 10 + n, acc);
+	/* Every record refused while tracing was on is a dropped event there */
+	EXPECT_EQ(rec, rb_stat(in, "entries"));
+	EXPECT_EQ(drop - 10, rb_stat(in, "dropped events"));
+	EXPECT_EQ(0, rb_stat(in, "overrun"));
+}
+
+/*
+ * A span begun in the traced cgroup and ended outside it, then more spans:
+ * the filtered end still pops its span, so later ends carry the right
+ * names. The same when the end event is disabled for a while.
+ */
+TEST_F_TIMEOUT(race, span_stacks_stay_in_step, 180)
+{
+	struct cgt_instance *in = &self->inst;
+	char list[128];
+	const char *t;
+	pid_t pid;
+	int status;
+
+	snprintf(list, sizeof(list), "/%s", self->name_a);
+	ASSERT_EQ(0, cgt_instance_write(in, "set_event_cgroup", list));
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/enable", "1"));
+	pid = fork();
+	if (!pid) {
+		/* Its own thread state: a fresh process */
+		if (cgt_cgroup_enter(self->cg_a, 0) ||
+		    ue_write(in, "B|0|first") ||
+		    cgt_cgroup_enter(self->cg_b, 0) ||
+		    ue_write(in, "E|0") ||
+		    cgt_cgroup_enter(self->cg_a, 0) ||
+		    ue_write(in, "B|0|second\nE|0\nE|0|third"))
+			_exit(1);
+		/* The end event off while a span closes, then on again */
+		if (ue_write(in, "B|0|fourth") ||
+		    cgt_instance_write(in, "events/user_markers/end/enable", "0") ||
+		    ue_write(in, "E|0") ||
+		    cgt_instance_write(in, "events/user_markers/end/enable", "1") ||
+		    ue_write(in, "E|0|fifth"))
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	t = trace_of(in);
+	EXPECT_NE(NULL, strstr(t, "begin: first depth=0"));
+	EXPECT_NE(NULL, strstr(t, "end: second depth=0")) TH_LOG("%s", t);
+	EXPECT_EQ(NULL, strstr(t, "end: first")) TH_LOG("%s", t);
+	EXPECT_NE(NULL, strstr(t, "end: third depth=0 dur=0.000ms cpu=0.000ms unmatched"))
+		TH_LOG("%s", t);
+	EXPECT_NE(NULL, strstr(t, "begin: fourth depth=0"));
+	EXPECT_EQ(NULL, strstr(t, "end: fourth"));
+	EXPECT_NE(NULL, strstr(t, "end: fifth depth=0 dur=0.000ms cpu=0.000ms unmatched"))
+		TH_LOG("%s", t);
+	EXPECT_EQ(1, stat_of(in, "filtered"));
+	EXPECT_EQ(1, stat_of(in, "disabled"));
+}
+
+/*
+ * The moved task is switched in and out all the time (it yields to a
+ * partner on its CPU) while another CPU moves it between a traced and an
+ * untraced cgroup. Each move happens while the task is between two of its
+ * markers (a handshake), and after the move returns the mover publishes
+ * a new phase; the task's markers carry the phase they were written in.
+ * Every marker of an "in" phase must be recorded by the cgroup-filtered
+ * instance, none of an "out" phase. The window this checks (the task
+ * switched in on its CPU while it is moved) cannot be hit on purpose: the
+ * test counts misjudged markers over many moves, and the count must be 0.
+ */
+TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
+{
+	struct shared {
+		atomic_int phase;	/* 0: moving, odd: in, even: out */
+		atomic_int ack;		/* the phase the task last wrote in */
+		atomic_int stop;
+		atomic_long written;
+	} *sh;
+	struct cgt_instance all;
+	char list[128];
+	const char *t, *p;
+	int moves = 300, nph = 2 * moves + 2, k, wrong = 0, out_written = 0;
+	int *all_n, *cg_n;
+	pid_t task, partner;
+
+	if (nr_cpus() < 2)
+		SKIP(return, "needs 2 CPUs: one for the mover, one for the task");
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	all_n = calloc(nph, sizeof(int));
+	cg_n = calloc(nph, sizeof(int));
+	ASSERT_NE(NULL, all_n);
+	ASSERT_NE(NULL, cg_n);
+
+	/* "all" records every marker, the fixture's instance only cgroup a's */
+	ASSERT_EQ(0, cgt_instance_create(&all, "race-all"));
+	ASSERT_EQ(0, cgt_instance_write(&all, "buffer_size_kb", "2048"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "buffer_size_kb", "2048"));
+	ASSERT_EQ(0, cgt_instance_write(&all, "events/user_markers/instant/enable", "1"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst,
+					"events/user_markers/instant/enable", "1"));
+	snprintf(list, sizeof(list), "/%s", self->name_a);
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", list));
+
+	partner = fork();
+	if (!partner) {
+		pin_to(1);
+		while (!atomic_load(&sh->stop))
+			sched_yield();
+		_exit(0);
+	}
+	task = fork();
+	if (!task) {
+		char rec[64];
+		int fd, ph, n;
+
+		pin_to(1);
+		fd = open(CGT_TRACEFS "/user_events", O_WRONLY);
+		if (fd < 0)
+			_exit(1);
+		while (!atomic_load(&sh->stop)) {
+			sched_yield();
+			ph = atomic_load(&sh->phase);
+			if (!ph) {
+				atomic_store(&sh->ack, 0);
+				continue;
+			}
+			n = snprintf(rec, sizeof(rec), "I|0|ph-%d", ph);
+			if (write(fd, rec, n) != n)
+				_exit(2);
+			atomic_store(&sh->ack, ph);
+			atomic_fetch_add(&sh->written, 1);
+		}
+		_exit(0);
+	}
+	pin_to(0);
+	for (k = 1; k <= 2 * moves; k++) {
+		long w;
+
+		/* The task must be between markers: it acks the phase 0 */
+		atomic_store(&sh->phase, 0);
+		while (atomic_load(&sh->ack))
+			usleep(50);
+		ASSERT_EQ(0, cgt_cgroup_enter(k % 2 ? self->cg_a : self->cg_b, task));
+		w = atomic_load(&sh->written);
+		atomic_store(&sh->phase, k);
+		/* A few markers in this phase */
+		while (atomic_load(&sh->written) < w + 3)
+			usleep(50);
+	}
+	atomic_store(&sh->stop, 1);
+	waitpid(task, NULL, 0);
+	waitpid(partner, NULL, 0);
+
+	/* What the task wrote, by phase, and what the filter recorded */
+	t = trace_of(&all);
+	for (p = strstr(t, "instant: ph-"); p; p = strstr(p + 1, "instant: ph-")) {
+		k = atoi(p + 12);
+		if (k > 0 && k < nph)
+			all_n[k]++;
+	}
+	t = trace_of(&self->inst);
+	for (p = strstr(t, "instant: ph-"); p; p = strstr(p + 1, "instant: ph-")) {
+		k = atoi(p + 12);
+		if (k > 0 && k < nph)
+			cg_n[k]++;
+	}
+	for (k = 1; k < nph; k++) {
+		if (k % 2) {
+			wrong += abs(all_n[k] - cg_n[k]);
+		} else {
+			wrong += cg_n[k];
+			out_written += all_n[k];
+		}
+	}
+	EXPECT_EQ(0, wrong) TH_LOG("%d markers judged by the old cgroup", wrong);
+	/* The check checked something: markers in every phase, both kinds */
+	EXPECT_LE(3 * moves, out_written);
+	EXPECT_LE(3 * moves, (int)stat_of(&self->inst, "recorded"));
+	EXPECT_EQ(0, stat_of(&all, "buffer_dropped"));
+	cgt_instance_destroy(&all);
+	free(all_n);
+	free(cg_n);
+	munmap(sh, sizeof(*sh));
+}
+
+/*
+ * Another instance keeps the filters' static key on while this one gets
+ * and loses a cgroup rule over and over, with every CPU switching tasks.
+ * Right after each removal a trace_marker write from every CPU must be
+ * recorded: no verdict decided for the removed rule may survive it. The
+ * window (a switch probe still running when the rule goes) cannot be hit
+ * on purpose; the misses are counted and must be zero.
+ */
+TEST_F_TIMEOUT(race, last_rule_removal_leaves_no_stale_verdict, 600)
+{
+	struct cgt_instance keep;
+	char list[128], path[PATH_MAX], text[64];
+	int cpus = nr_cpus(), iters = 60, i, cpu, missing = 0;
+	pid_t load[8];
+	int nload = 0;
+
+	ASSERT_EQ(0, cgt_instance_create(&keep, "race-keep"));
+	snprintf(list, sizeof(list), "/%s", self->name_b);
+	ASSERT_EQ(0, cgt_instance_write(&keep, "set_event_cgroup", list));
+	/* Switch load on every CPU: pairs yielding to each other */
+	for (cpu = 0; cpu < 2 * cpus && nload < 8; cpu++) {
+		pid_t p = fork();
+
+		if (!p) {
+			pin_to(cpu / 2);
+			for (;;)
+				sched_yield();
+		}
+		load[nload++] = p;
+	}
+	snprintf(list, sizeof(list), "/%s", self->name_a);
+	for (i = 0; i < iters; i++) {
+		ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", list));
+		ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", ""));
+		for (cpu = 0; cpu < cpus; cpu++) {
+			pid_t p = fork();
+
+			if (!p) {
+				pin_to(cpu);
+				snprintf(text, sizeof(text), "after-removal-%d-%d;", i, cpu);
+				_exit(cgt_write_file_flags(cgt_instance_file(&self->inst,
+					"trace_marker", path, sizeof(path)), text,
+					strlen(text), 0) ? 1 : 0);
+			}
+			waitpid(p, NULL, 0);
+		}
+	}
+	for (i = 0; i < nload; i++) {
+		kill(load[i], SIGKILL);
+		waitpid(load[i], NULL, 0);
+	}
+	trace_of(&self->inst);
+	for (i = 0; i < iters; i++) {
+		for (cpu = 0; cpu < cpus; cpu++) {
+			snprintf(text, sizeof(text), "after-removal-%d-%d;", i, cpu);
+			missing += !strstr(trace_buf, text);
+		}
+	}
+	cgt_instance_destroy(&keep);
+	EXPECT_EQ(0, missing) TH_LOG("%d of %d markers dropped by a stale verdict",
+				     missing, iters * cpus);
+}
+
+/*
+ * With event-fork, a listed group leader that exits leaves the list even
+ * while its number lives on as the process group of its child; the child
+ * stays listed.
+ */
+TEST_F_TIMEOUT(race, exited_group_leader_leaves_the_pid_list, 120)
+{
+	struct cgt_instance *in = &self->inst;
+	int pipefd[2], i, leader_listed = 1, child_listed = 0;
+	char buf[4096], word[32];
+	pid_t leader, child = 0;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	ASSERT_EQ(0, cgt_instance_write(in, "options/event-fork", "1"));
+	leader = fork();
+	if (!leader) {
+		char go;
+
+		/* Its own process group; wait until listed, then fork, exit */
+		setpgid(0, 0);
+		if (read(pipefd[0], &go, 1) != 1)
+			_exit(1);
+		child = fork();
+		if (!child) {
+			pause();
+			_exit(0);
+		}
+		if (write(pipefd[1], &child, sizeof(child)) != sizeof(child))
+			_exit(1);
+		_exit(0);
+	}
+	snprintf(word, sizeof(word), "%d", leader);
+	ASSERT_EQ(0, cgt_instance_write(in, "set_event_pid", word));
+	ASSERT_EQ(1, write(pipefd[1], "g", 1));
+	ASSERT_EQ(leader, waitpid(leader, NULL, 0));
+	ASSERT_EQ((ssize_t)sizeof(child), read(pipefd[0], &child, sizeof(child)));
+	/* The leader's entry goes at its free, an RCU grace period later */
+	for (i = 0; i < 100; i++) {
+		ASSERT_LE(0, cgt_instance_read(in, "set_event_pid", buf, sizeof(buf)));
+		leader_listed = 0;
+		child_listed = 0;
+		for (char *w = strtok(buf, " \n"); w; w = strtok(NULL, " \n")) {
+			leader_listed |= atoi(w) == leader;
+			child_listed |= atoi(w) == child;
+		}
+		if (!leader_listed)
+			break;
+		usleep(50000);
+	}
+	/* The number is still alive: the child's process group */
+	EXPECT_EQ(leader, getpgid(child));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	EXPECT_FALSE(leader_listed);
+	EXPECT_TRUE(child_listed);
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Reading a long cgroup list formats one path per entry with the cgroup
+ * core's locks: the event lock must not be held across it. Reads of an
+ * event filter (which take the event lock) must not wait for the list:
+ * with a list being read all the time, a read that held the lock would
+ * make most filter reads wait for part of a list read. The 90th
+ * percentile is compared, not the maximum: the guest's CPUs are threads
+ * of the host, and a rare read waits for its vCPU to be scheduled.
+ */
+TEST_F_TIMEOUT(race, cgroup_list_read_does_not_hold_the_event_lock, 600)
+{
+	struct shared {
+		atomic_int stop;
+		atomic_long reads;
+		atomic_llong read_ns;
+	} *sh;
+	int n = 2048, i;
+	char *list, name[128], path[PATH_MAX];
+	size_t len = 0, cap = (size_t)n * 64;
+	long long t0, lat[200], p90, reads_before;
+	long long mean_read;
+	pid_t reader;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	list = malloc(cap);
+	ASSERT_NE(NULL, list);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s/c%d", self->name_a, i);
+		ASSERT_EQ(0, cgt_cgroup_create(name, path, sizeof(path)));
+		len += snprintf(list + len, cap - len, "/%s ", name);
+	}
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", list));
+
+	reader = fork();
+	if (!reader) {
+		char *buf = malloc(1 << 20);
+
+		pin_to(1 % nr_cpus());
+		while (!atomic_load(&sh->stop)) {
+			long long s = now_ns();
+
+			if (cgt_instance_read(&self->inst, "set_event_cgroup", buf,
+					      1 << 20) <= 0)
+				_exit(1);
+			atomic_fetch_add(&sh->read_ns, now_ns() - s);
+			atomic_fetch_add(&sh->reads, 1);
+		}
+		_exit(0);
+	}
+	pin_to(0);
+	while (atomic_load(&sh->reads) < 2)
+		usleep(1000);
+	reads_before = atomic_load(&sh->reads);
+	for (i = 0; i < 200; i++) {
+		char f[256];
+
+		t0 = now_ns();
+		ASSERT_LE(0, cgt_instance_read(&self->inst,
+					       "events/sched/sched_switch/filter",
+					       f, sizeof(f)));
+		lat[i] = now_ns() - t0;
+		usleep(500);
+	}
+	atomic_store(&sh->stop, 1);
+	waitpid(reader, NULL, 0);
+	mean_read = atomic_load(&sh->read_ns) / atomic_load(&sh->reads);
+	/* The reads of the list overlapped the filter reads */
+	ASSERT_LE(reads_before + 3, atomic_load(&sh->reads));
+	qsort(lat, 200, sizeof(lat[0]), cmp_ll);
+	p90 = lat[179];
+	EXPECT_LT(p90 * 4, mean_read)
+		TH_LOG("90%% of filter reads took up to %lld ns, a list read %lld ns",
+		       p90, mean_read);
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", ""));
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/c%d", self->cg_a, i);
+		rmdir(path);
+	}
+	free(list);
+	munmap(sh, sizeof(*sh));
+}
+
+/*
+ * Rate-limited writers on every CPU while a reader reads the counts: no
+ * reading may report more drops than were counted, and at the end the
+ * identity holds exactly.
+ */
+TEST_F_TIMEOUT(race, lost_pending_never_exceeds_rate_limited, 300)
+{
+	struct cgt_instance *in = &self->inst;
+	int cpus = nr_cpus(), w, bad = 0, readings = 0;
+	pid_t writers[8];
+	long long rl, lr, lp;
+	long long t_end;
+
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/enable", "1"));
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate", "200 20"));
+	for (w = 0; w < cpus && w < 8; w++) {
+		writers[w] = fork();
+		if (!writers[w]) {
+			long long stop = now_ns() + 4000000000LL;
+
+			pin_to(w);
+			/* Each a few groups in turn: forks write and exit */
+			while (now_ns() < stop) {
+				pid_t c = fork();
+
+				if (!c) {
+					int i;
+
+					for (i = 0; i < 50; i++)
+						ue_write(in, "I|0|flood");
+					_exit(0);
+				}
+				waitpid(c, NULL, 0);
+			}
+			_exit(0);
+		}
+	}
+	t_end = now_ns() + 4000000000LL;
+	while (now_ns() < t_end) {
+		char buf[1024], *p;
+
+		if (cgt_instance_read(in, "user_events_stats", buf, sizeof(buf)) < 0)
+			break;
+		p = strstr(buf, "rate_limited ");
+		rl = p ? strtoll(p + 13, NULL, 10) : -1;
+		p = strstr(buf, "lost_reported ");
+		lr = p ? strtoll(p + 14, NULL, 10) : -1;
+		p = strstr(buf, "lost_pending ");
+		lp = p ? strtoull(p + 13, NULL, 10) : -1;
+		readings++;
+		if (lp < 0 || lp > rl || lr > rl)
+			bad++;
+	}
+	for (w = 0; w < cpus && w < 8; w++)
+		waitpid(writers[w], NULL, 0);
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d readings had more reported than dropped",
+				 bad, readings);
+	EXPECT_LT(0, stat_of(in, "rate_limited"));
+	EXPECT_EQ(stat_of(in, "rate_limited"),
+		  stat_of(in, "lost_reported") + stat_of(in, "lost_pending"));
+}
+
+/* Records written while their event is disabled are counted, not lost. */
+TEST_F_TIMEOUT(race, records_of_disabled_events_are_counted, 120)
+{
+	struct cgt_instance *in = &self->inst;
+
+	ASSERT_EQ(0, ue_write(in, "I|0|off\nC|0|off|1\nB|0|off\nE|0"));
+	EXPECT_EQ(4, stat_of(in, "disabled"));
+	EXPECT_EQ(0, stat_of(in, "accepted"));
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/instant/enable", "1"));
+	ASSERT_EQ(0, ue_write(in, "I|0|on\nC|0|off|2"));
+	EXPECT_EQ(5, stat_of(in, "disabled"));
+	EXPECT_EQ(1, stat_of(in, "recorded"));
+}
+
+/* prctl refuses arguments that its kind does not use. */
+TEST_F_TIMEOUT(race, prctl_refuses_unused_arguments, 60)
+{
+	struct cgt_instance *in = &self->inst;
+
+	ASSERT_EQ(0, cgt_instance_write(in, "options/user_events_prctl", "1"));
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/enable", "1"));
+	EXPECT_EQ(-1, prctl(PR_TRACE_USER_MARKER, PR_TRACE_MARKER_INSTANT,
+			    (unsigned long)"inst", 5, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, prctl(PR_TRACE_USER_MARKER, PR_TRACE_MARKER_END, 0, 5, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, prctl(PR_TRACE_USER_MARKER, PR_TRACE_MARKER_BEGIN,
+			    (unsigned long)"b", 1, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, prctl(PR_TRACE_USER_MARKER, PR_TRACE_MARKER_COUNTER,
+			   (unsigned long)"cnt", 5, 0));
+	EXPECT_EQ(1, stat_of(in, "recorded"));
+	EXPECT_EQ(0, stat_of(in, "rejected"));
+}
+
+/*
+ * A migration sends IPIs only while some instance filters by cgroup: with
+ * pid rules alone, moving a task costs the other CPUs nothing.
+ */
+static long long call_ipis(void)
+{
+	char buf[16384], *p, *e;
+	long long sum = 0;
+
+	if (cgt_read_file("/proc/interrupts", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "CAL:");
+	if (!p)
+		return -1;
+	p += 4;
+	e = strchr(p, '\n');
+	while (p < e) {
+		char *q;
+		long long v = strtoll(p, &q, 10);
+
+		if (q == p)
+			break;
+		sum += v;
+		p = q;
+	}
+	return sum;
+}
+
+TEST_F_TIMEOUT(race, migrations_send_ipis_only_for_cgroup_rules, 180)
+{
+	struct cgt_instance *in = &self->inst;
+	long long before, pid_only, with_cg;
+	char word[32], list[128];
+	int i, moves = 200;
+	pid_t sleeper;
+
+	if (nr_cpus() < 2)
+		SKIP(return, "needs 2 CPUs");
+	if (call_ipis() < 0)
+		SKIP(return, "no CAL line in /proc/interrupts");
+	sleeper = fork();
+	if (!sleeper) {
+		pin_to(1);
+		pause();
+		_exit(0);
+	}
+	pin_to(0);
+	usleep(100000);
+	snprintf(word, sizeof(word), "%d", sleeper);
+	ASSERT_EQ(0, cgt_instance_write(in, "set_event_pid", word));
+	before = call_ipis();
+	for (i = 0; i < moves; i++)
+		ASSERT_EQ(0, cgt_cgroup_enter(i % 2 ? self->cg_a : self->cg_b, sleeper));
+	pid_only = call_ipis() - before;
+
+	snprintf(list, sizeof(list), "/%s", self->name_a);
+	ASSERT_EQ(0, cgt_instance_write(in, "set_event_cgroup", list));
+	before = call_ipis();
+	for (i = 0; i < moves; i++)
+		ASSERT_EQ(0, cgt_cgroup_enter(i % 2 ? self->cg_a : self->cg_b, sleeper));
+	with_cg = call_ipis() - before;
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
+	/*
+	 * With a cgroup rule every move reaches the sleeper's CPU (calls
+	 * queued to a CPU that has one pending share its interrupt).
+	 */
+	EXPECT_LE(moves * 3 / 4, with_cg);
+	EXPECT_GT(moves / 4, pid_only) TH_LOG("%lld IPIs for %d moves, pid rules only",
+					      pid_only, moves);
+}
+
+TEST_HARNESS_MAIN
