@@ -34,10 +34,17 @@ have 1 'end: +stray depth=0 unmatched' "$work/gc.txt" || fail "unmatched end not
 have 1 'end: +d1 depth=0 dur=' "$work/gc.txt" || fail "the outermost of 34 nested spans has no end"
 have 1 'end: .*untracked' "$work/gc.txt" || fail "no untracked end past 32 nested spans"
 pass "plugin prints spans, counters and flags"
-# without plugins trace-cmd prints the kernel's raw format: the plugin did it
-TRACEEVENT_PLUGIN_DIR= trace-cmd report -N "$work/gc.dat" 2>/dev/null >"$work/raw.txt"
-grep -q 'end: .*dur=[0-9.]*ms' "$work/raw.txt" && fail "trace-cmd report -N prints dur=...ms too: the plugin is not what formats it"
-pass "the plugin, not trace-cmd, formats the marker events"
+# without plugins trace-cmd prints the kernel's own format: that must work
+# too (a crash here once passed this check), and the marker lines must
+# differ from the plugin's: the plugin is what formats them above
+TRACEEVENT_PLUGIN_DIR= trace-cmd report -N "$work/gc.dat" >"$work/raw.txt" 2>"$work/raw.err"
+rc=$?
+[ "$rc" = 0 ] || { tail -3 "$work/raw.err"; fail "trace-cmd report -N (no plugin) failed with status $rc"; }
+have 4 'end: +gc depth=0' "$work/raw.txt" || fail "trace-cmd report -N printed no gc end"
+um_lines() { grep -E ' (begin|end|counter|instant|async_begin|async_end|lost): ' "$1"; }
+cmp -s <(um_lines "$work/gc.txt") <(um_lines "$work/raw.txt") &&
+	fail "the marker lines are the same with and without the plugin: it did not format them"
+pass "the plugin, not trace-cmd, formats the marker events; trace-cmd without it reads them too"
 
 # cgtrace run recorded into an instance (cgtrace-PID), not the top-level
 # buffer: report and export must read the instance's buffer of gc.dat
