@@ -4,6 +4,7 @@
 # make check           build everything, boot the debug kernel, run the tests
 # make check-upstream  upstream's ftracetest on vanilla vs patched (long)
 # make bench           benchmark patched vs vanilla: bench/results.md
+# make cost-check      cost regression check (instruction counts, bounds)
 # make kernel          patched production kernel   (build/obj/cgtrace)
 # make kernel-debug    patched debug kernel        (build/obj/debug)
 # make kernel-vanilla  Debian's 6.1, same config   (build/obj/vanilla)
@@ -27,7 +28,7 @@ SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftest
 all: kernel selftests
 
 help:
-	@sed -n '3,16s/^# //p' Makefile
+	@sed -n '3,17s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -69,9 +70,11 @@ install:
 # each keeps its log and counts in build/check (scripts/check-part), and
 # scripts/check-total ends the run with the parts and one total
 # "N passed, N failed, N skipped"; it fails if any part failed.
-CHECK_PARTS := vm-run selftests nofilter
-check: checkpatch series kernel-debug selftests tools
+# cost-check prints no counts: it is one result (--single).
+CHECK_PARTS := cost-check vm-run selftests nofilter
+check: checkpatch series kernel-debug selftests tools kernel kernel-vanilla
 	@rm -rf $(BUILD)/check
+	-scripts/check-part --single cost-check -- scripts/cost-check
 	-scripts/check-part vm-run -- scripts/test-vm-run
 	-scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
 	$(MAKE) --no-print-directory kernel-nofilter
@@ -90,6 +93,12 @@ check-upstream: kernel kernel-vanilla
 .PHONY: bench
 bench: kernel kernel-vanilla
 	BENCH_NO_BUILD=1 scripts/bench
+
+# cost-check: instruction counts (vm-run --icount) of both production
+# kernels against the bounds in bench/cost-bounds; a regression test.
+.PHONY: cost-check
+cost-check: kernel kernel-vanilla
+	scripts/cost-check
 
 # stress: scripts/stress on the debug kernel with 4 CPUs (STRESS_SECONDS,
 # default 600); its C helper is built here, into build/stress.

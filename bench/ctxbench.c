@@ -9,6 +9,11 @@
  * cases are interleaved and slow drift of the host cancels out. Cases
  * the kernel cannot run are reported as skipped.
  *
+ * Under "vm-run --icount" the guest clock advances 1 ns per guest
+ * instruction, so every figure is an instruction count (info clock icount,
+ * from $CGTRACE_ICOUNT); the fastest sub-batch of a round is the one no
+ * timer interrupt landed in.
+ *
  * Output, one record per line (read by bench/report.py):
  *   info KEY VALUE...
  *   sample CASE ROUND MIN_NS_PER_OP MEDIAN_NS_PER_OP EVENTS_PER_OP
@@ -17,11 +22,12 @@
  *   skip CASE REASON...
  *
  * usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS]
- *                 [-m MARKERS] [-M] [-N] [-b KB]
+ *                 [-m MARKERS] [-c CASE,...] [-l] [-M] [-N] [-b KB]
  * -s, -p, -m: operations per sub-batch (syscalls, ping-pong round trips,
  * marker operations; a 16-record batch counts 4); -k sub-batches per
- * sample (8); -r rounds (8); -M memory only; -N no memory; -b the instance's
- * buffer_size_kb (default: the kernel's).
+ * sample (8); -r rounds (8); -c only these cases; -l list the cases;
+ * -M memory only; -N no memory; -b the instance's buffer_size_kb
+ * (default: the kernel's).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,18 +50,26 @@
 #define CGROOT		"/sys/fs/cgroup"
 #define NR_MANY		1024	/* entries in the "1024" lists */
 #define NR_MEM_THREADS	128	/* threads for the marker state measure */
+#define NR_INST_MAX	64	/* most extra instances with a cgroup filter */
+#define INSTK		TRACEFS "/instances/ctxbench-k"
+/*
+ * An event that never fires while ctxbench runs: its trigger file holds
+ * the enable_event triggers that put a case's events in soft-disabled
+ * mode (tracepoint armed, probe called, event not recorded here).
+ */
+#define SOFT_HOST	INST "/events/sched/sched_process_exec/trigger"
 
 enum kind { K_SYSCALL, K_PINGPONG, K_MARKER };
 
 /* Which events a case enables in the instance. */
-enum ev { EV_NONE, EV_GETPPID, EV_GETPID, EV_MARKERS };
+enum ev { EV_NONE, EV_GETPPID, EV_GETPID, EV_MARKERS, EV_SCHED, NR_EV };
 
 /* The instance's filters for a case. */
 enum cg { CG_NONE, CG_SELF, CG_OTHER, CG_MANY };
 enum pid { PID_NONE, PID_SELF, PID_OTHER, PID_MANY };
 
 /* What a marker case writes, and how. */
-enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_SINGLE, MK_BATCH };
+enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_PAIR_NULL, MK_SINGLE, MK_BATCH };
 
 struct bcase {
 	const char	*name;
@@ -68,7 +82,10 @@ struct bcase {
 	int		rate_drop;	/* user_events_rate "1 1" */
 	int		user;		/* host speed reference: user code only */
 	int		fcg;		/* set_ftrace_cgroup: switch probes only */
-	int		skip;		/* not runnable on this kernel */
+	int		soft;		/* events armed but soft-disabled */
+	int		ninst;		/* extra instances, each its own cgroup */
+	int		clk;		/* clock_gettime(clk - 1) instead of getppid */
+	int		skip;		/* not runnable here, or not selected */
 };
 
 static struct bcase cases[] = {
@@ -79,6 +96,7 @@ static struct bcase cases[] = {
 	{ "sc_user",		K_SYSCALL, .user = 1 },
 	{ "sc_off",		K_SYSCALL, EV_NONE },
 	{ "sc_armed",		K_SYSCALL, EV_GETPID },
+	{ "sc_soft",		K_SYSCALL, EV_GETPPID, .soft = 1 },
 	{ "sc_on",		K_SYSCALL, EV_GETPPID },
 	{ "sc_cg_match",	K_SYSCALL, EV_GETPPID, CG_SELF },
 	{ "sc_cg1024",		K_SYSCALL, EV_GETPPID, CG_MANY },
@@ -87,6 +105,13 @@ static struct bcase cases[] = {
 	{ "sc_pid_reject",	K_SYSCALL, EV_GETPPID, .pid = PID_OTHER },
 	{ "sc_pid_match",	K_SYSCALL, EV_GETPPID, .pid = PID_SELF },
 	{ "sc_pid1024",		K_SYSCALL, EV_GETPPID, .pid = PID_MANY },
+	/*
+	 * What a span's runtime reads cost: the thread CPU clock reads the
+	 * scheduler's runtime (task_sched_runtime()), the monotonic one a
+	 * clocksource; both as syscalls, not vDSO calls.
+	 */
+	{ "sc_thread_cputime",	K_SYSCALL, EV_NONE, .clk = CLOCK_THREAD_CPUTIME_ID + 1 },
+	{ "sc_monotonic",	K_SYSCALL, EV_NONE, .clk = CLOCK_MONOTONIC + 1 },
 	/* pipe ping-pong round trip (two switches): Q4, Q5 */
 	{ "pp_user",		K_PINGPONG, .user = 1 },
 	{ "pp_off",		K_PINGPONG, EV_NONE },
@@ -95,11 +120,31 @@ static struct bcase cases[] = {
 	{ "pp_cg1024",		K_PINGPONG, EV_NONE, CG_MANY },
 	{ "pp_pid1024",		K_PINGPONG, EV_NONE, .pid = PID_MANY },
 	{ "pp_pid",		K_PINGPONG, EV_NONE, .pid = PID_SELF },
+	/* the same with sched_switch, sched_waking, sched_wakeup recorded */
+	{ "pp_ev_pid",		K_PINGPONG, EV_SCHED, .pid = PID_SELF },
+	{ "pp_ev_off",		K_PINGPONG, EV_SCHED },
+	{ "pp_ev_soft",		K_PINGPONG, EV_SCHED, .soft = 1 },
+	{ "pp_ev_cg",		K_PINGPONG, EV_SCHED, CG_SELF },
+	/* K more instances, each filtering its own cgroup, no event */
+	{ "pp_inst1",		K_PINGPONG, .ninst = 1 },
+	{ "pp_inst4",		K_PINGPONG, .ninst = 4 },
+	{ "pp_inst16",		K_PINGPONG, .ninst = 16 },
+	{ "pp_inst64",		K_PINGPONG, .ninst = 64 },
 	/* markers: Q6 */
 	{ "mk_pair_ue",		K_MARKER, EV_MARKERS, .mk = MK_PAIR_UE },
+	{ "mk_pair_ue_soft",	K_MARKER, EV_MARKERS, .mk = MK_PAIR_UE,
+				.soft = 1 },
+	{ "mk_pair_ue_off",	K_MARKER, EV_NONE, .mk = MK_PAIR_UE },
 	{ "mk_pair_tm",		K_MARKER, EV_NONE, .mk = MK_PAIR_TM },
+	/* the same two write(2) calls to /dev/null: the syscall floor */
+	{ "mk_pair_null",	K_MARKER, EV_NONE, .mk = MK_PAIR_NULL },
 	{ "mk_single",		K_MARKER, EV_MARKERS, .mk = MK_SINGLE },
+	{ "mk_single_soft",	K_MARKER, EV_MARKERS, .mk = MK_SINGLE,
+				.soft = 1 },
+	{ "mk_single_off",	K_MARKER, EV_NONE, .mk = MK_SINGLE },
 	{ "mk_batch16",		K_MARKER, EV_MARKERS, .mk = MK_BATCH },
+	{ "mk_batch16_soft",	K_MARKER, EV_MARKERS, .mk = MK_BATCH,
+				.soft = 1 },
 	{ "mk_batch16_drop",	K_MARKER, EV_MARKERS, .mk = MK_BATCH,
 				.rate_drop = 1 },
 	{ "mk_batch16_off",	K_MARKER, EV_NONE, .mk = MK_BATCH },
@@ -108,10 +153,11 @@ static struct bcase cases[] = {
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NR_CASES	ARRAY_SIZE(cases)
 
-static int has_cgfilter, has_markers;
+static int has_cgfilter, has_markers, has_soft;
+static int nr_inst;		/* extra instances made (the largest ninst) */
 static pid_t self, partner;
 static int ping[2], pong[2];
-static int ue_fd = -1, tm_fd = -1;
+static int ue_fd = -1, tm_fd = -1, null_fd = -1;
 static char *cg_many_list, *pid_many_list;
 static char batch_buf[4096];
 static size_t batch_len;
@@ -150,6 +196,15 @@ static void must_write(const char *path, const char *s)
 
 	if (err)
 		die("write %.60s to %s: %s", s, path, strerror(-err));
+}
+
+/* must_append - for trigger files, which O_TRUNC would empty */
+static void must_append(const char *path, const char *s)
+{
+	int err = write_file(path, s, 0);
+
+	if (err)
+		die("append %.60s to %s: %s", s, path, strerror(-err));
 }
 
 static int exists(const char *path)
@@ -240,7 +295,8 @@ static void partner_loop(void)
 	_exit(0);
 }
 
-static void setup_cgroups(void)
+/* setup_cgroups - /ctxbench (ours), /ctxbench-other and, if @many, the 1024 list */
+static void setup_cgroups(int many)
 {
 	char path[256], buf[32];
 	size_t len = 0, cap = NR_MANY * 40;
@@ -251,6 +307,8 @@ static void setup_cgroups(void)
 	mkdir(CGROOT "/ctxbench-many", 0755);
 	snprintf(buf, sizeof(buf), "%d", self);
 	must_write(CGROOT "/ctxbench/cgroup.procs", buf);
+	if (!many)
+		return;
 
 	/* The 1024 list: our own cgroup and 1023 empty ones. */
 	cg_many_list = malloc(cap);
@@ -283,10 +341,52 @@ static void setup_pid_lists(void)
 	}
 }
 
+/*
+ * setup_instances - @n more instances, each with a cgroup to filter:
+ * instance 0 the ping-pong tasks' /ctxbench, instance i > 0 the empty
+ * /ctxbench-k/cI. Small buffers: no event is recorded in them.
+ */
+static void setup_instances(int n)
+{
+	char path[256];
+	int i;
+
+	mkdir(CGROOT "/ctxbench-k", 0755);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), CGROOT "/ctxbench-k/c%d", i);
+		if (i && mkdir(path, 0755) && errno != EEXIST)
+			die("mkdir %s: %s", path, strerror(errno));
+		snprintf(path, sizeof(path), INSTK "%d", i);
+		rmdir(path);
+		if (mkdir(path, 0755))
+			die("mkdir %s: %s", path, strerror(errno));
+		snprintf(path, sizeof(path), INSTK "%d/buffer_size_kb", i);
+		must_write(path, "4");
+	}
+	nr_inst = n;
+}
+
+static void remove_instances(void)
+{
+	char path[256];
+	int i;
+
+	for (i = 0; i < nr_inst; i++) {
+		snprintf(path, sizeof(path), INSTK "%d", i);
+		if (rmdir(path))
+			fprintf(stderr, "ctxbench: rmdir %s: %s\n", path,
+				strerror(errno));
+	}
+	nr_inst = 0;
+}
+
 static void setup_markers(void)
 {
 	int i;
 
+	null_fd = open("/dev/null", O_WRONLY);
+	if (null_fd < 0)
+		die("open /dev/null: %s", strerror(errno));
 	tm_fd = open(INST "/trace_marker", O_WRONLY);
 	if (tm_fd < 0)
 		die("open trace_marker: %s", strerror(errno));
@@ -304,17 +404,41 @@ static void setup_markers(void)
 /* The instance's state now, so that apply() changes only what differs. */
 static struct bcase cur;
 
-static const char *ev_file(enum ev ev)
+/* The events ("system/event") of each enum ev */
+#define MAX_EV_NAMES	16
+static const char *ev_names[NR_EV][MAX_EV_NAMES] = {
+	[EV_GETPPID]	= { "syscalls/sys_enter_getppid" },
+	[EV_GETPID]	= { "syscalls/sys_enter_getpid" },
+	[EV_SCHED]	= { "sched/sched_switch", "sched/sched_waking",
+			    "sched/sched_wakeup" },
+	[EV_MARKERS]	= { "user_markers/begin", "user_markers/end",
+			    "user_markers/counter", "user_markers/async_begin",
+			    "user_markers/async_end", "user_markers/instant",
+			    "user_markers/lost" },
+};
+
+/*
+ * set_events - enable (@on) or disable the events of @ev in the instance:
+ * for real, or (@soft) as enable_event triggers on an event that never
+ * fires, which registers them soft-disabled.
+ */
+static void set_events(enum ev ev, int soft, int on)
 {
-	switch (ev) {
-	case EV_GETPPID:
-		return INST "/events/syscalls/sys_enter_getppid/enable";
-	case EV_GETPID:
-		return INST "/events/syscalls/sys_enter_getpid/enable";
-	case EV_MARKERS:
-		return INST "/events/user_markers/enable";
-	default:
-		return NULL;
+	char path[256], buf[128];
+	const char *name;
+	int i;
+
+	for (i = 0; i < MAX_EV_NAMES && (name = ev_names[ev][i]); i++) {
+		if (soft) {
+			snprintf(buf, sizeof(buf), "%senable_event:%s",
+				 on ? "" : "!", name);
+			*strchr(buf, '/') = ':';
+			must_append(SOFT_HOST, buf);
+		} else {
+			snprintf(path, sizeof(path), INST "/events/%s/enable",
+				 name);
+			must_write(path, on ? "1" : "0");
+		}
 	}
 }
 
@@ -354,10 +478,26 @@ static void apply(const struct bcase *c)
 {
 	char buf[64];
 
+	int i;
+
 	if (c->user)
 		return;	/* the reference runs under any state */
-	if (cur.ev != c->ev && cur.ev != EV_NONE)
-		must_write(ev_file(cur.ev), "0");
+	if ((cur.ev != c->ev || cur.soft != c->soft) && cur.ev != EV_NONE)
+		set_events(cur.ev, cur.soft, 0);
+	for (i = 0; i < nr_inst && cur.ninst != c->ninst; i++) {
+		char path[128], list[64];
+		int was = i < cur.ninst, want = i < c->ninst;
+
+		if (was == want)
+			continue;
+		/* instance 0 filters the ping-pong tasks' cgroup */
+		if (i)
+			snprintf(list, sizeof(list), "/ctxbench-k/c%d", i);
+		else
+			snprintf(list, sizeof(list), "/ctxbench");
+		snprintf(path, sizeof(path), INSTK "%d/set_event_cgroup", i);
+		must_write(path, want ? list : "\n");
+	}
 	if (cur.cg != c->cg)
 		must_write(INST "/set_event_cgroup", cg_list(c->cg));
 	if (cur.fcg != c->fcg)
@@ -371,8 +511,8 @@ static void apply(const struct bcase *c)
 	}
 	if (cur.rate_drop != c->rate_drop)
 		must_write(INST "/user_events_rate", c->rate_drop ? "1 1" : "0");
-	if (cur.ev != c->ev && c->ev != EV_NONE)
-		must_write(ev_file(c->ev), "1");
+	if ((cur.ev != c->ev || cur.soft != c->soft) && c->ev != EV_NONE)
+		set_events(c->ev, c->soft, 1);
 	cur = *c;
 }
 
@@ -380,15 +520,28 @@ static void apply(const struct bcase *c)
 static void reset(void)
 {
 	static const struct bcase none = { "none" };
+	char path[256], buf[128];
+	const char *name;
+	int ev, i;
 
 	apply(&none);
-	write_file(INST "/events/syscalls/sys_enter_getppid/enable", "0", 1);
-	write_file(INST "/events/syscalls/sys_enter_getpid/enable", "0", 1);
-	write_file(INST "/events/syscalls/sys_enter_getppid/filter", "0", 1);
-	if (has_markers) {
-		write_file(INST "/events/user_markers/enable", "0", 1);
-		write_file(INST "/user_events_rate", "0", 1);
+	for (ev = EV_NONE + 1; ev < NR_EV; ev++) {
+		for (i = 0; i < MAX_EV_NAMES && (name = ev_names[ev][i]); i++) {
+			snprintf(path, sizeof(path), INST "/events/%s/enable", name);
+			write_file(path, "0", 1);
+			snprintf(buf, sizeof(buf), "!enable_event:%s", name);
+			*strchr(buf, '/') = ':';
+			if (has_soft)
+				write_file(SOFT_HOST, buf, 0);
+		}
 	}
+	for (i = 0; i < nr_inst; i++) {
+		snprintf(path, sizeof(path), INSTK "%d/set_event_cgroup", i);
+		write_file(path, "\n", 1);
+	}
+	write_file(INST "/events/syscalls/sys_enter_getppid/filter", "0", 1);
+	if (has_markers)
+		write_file(INST "/user_events_rate", "0", 1);
 	write_file(INST "/set_event_pid", "\n", 1);
 	if (has_cgfilter) {
 		write_file(INST "/set_event_cgroup", "\n", 1);
@@ -441,6 +594,13 @@ static double run_batch(const struct bcase *c, long n)
 	}
 	switch (c->kind) {
 	case K_SYSCALL:
+		if (c->clk) {
+			struct timespec ts;
+
+			for (i = 0; i < n; i++)
+				syscall(SYS_clock_gettime, c->clk - 1, &ts);
+			break;
+		}
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
 		break;
@@ -461,6 +621,10 @@ static double run_batch(const struct bcase *c, long n)
 			case MK_PAIR_TM:
 				must_mwrite(tm_fd, b, sizeof(b) - 1);
 				must_mwrite(tm_fd, e, sizeof(e) - 1);
+				break;
+			case MK_PAIR_NULL:
+				must_mwrite(null_fd, b, sizeof(b) - 1);
+				must_mwrite(null_fd, e, sizeof(e) - 1);
 				break;
 			case MK_SINGLE:
 				must_mwrite(ue_fd, one, sizeof(one) - 1);
@@ -690,17 +854,46 @@ static void run_round(enum kind kind, int round, long ns, long np, long nm)
 	}
 }
 
+/* select_cases - run only the cases named in the comma-separated @list */
+static void select_cases(const char *list)
+{
+	char *copy = strdup(list), *name, *save = NULL;
+	unsigned int i;
+
+	if (!copy)
+		die("out of memory");
+	for (i = 0; i < NR_CASES; i++)
+		cases[i].skip = 2;	/* not selected: not reported */
+	for (name = strtok_r(copy, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NR_CASES; i++)
+			if (!strcmp(cases[i].name, name))
+				break;
+		if (i == NR_CASES)
+			die("-c: no case %s (ctxbench -l lists them)", name);
+		cases[i].skip = 0;
+	}
+	free(copy);
+}
+
 int main(int argc, char **argv)
 {
 	long ns = 1000, np = 10, nm = 200;
 	int rounds = 8, opt, r, i;
-	const char *bufkb = NULL;
-	int no_memory = 0;
+	const char *bufkb = NULL, *only = NULL;
+	int no_memory = 0, need_many = 0, need_inst = 0;
 	double t0;
 	struct utsname u;
 
-	while ((opt = getopt(argc, argv, "r:s:p:m:k:MNb:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:p:m:k:c:lMNb:")) != -1) {
 		switch (opt) {
+		case 'c':
+			only = optarg;
+			break;
+		case 'l':
+			for (i = 0; i < (int)NR_CASES; i++)
+				printf("%s\n", cases[i].name);
+			return 0;
 		case 'r':
 			rounds = atoi(optarg);
 			break;
@@ -728,15 +921,19 @@ int main(int argc, char **argv)
 				die("-k: 1 to %d sub-batches", MAX_SUB);
 			break;
 		default:
-			die("usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS] [-m MARKERS] [-M] [-N] [-b KB]");
+			die("usage: ctxbench [-r ROUNDS] [-k SUBBATCHES] [-s SYSCALLS] [-p PINGPONGS] [-m MARKERS] [-c CASE,...] [-l] [-M] [-N] [-b KB]");
 		}
 	}
+	if (only)
+		select_cases(only);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	self = getpid();
 	pin_cpu0();
 
 	uname(&u);
 	printf("info kernel %s %s\n", u.release, u.version);
+	/* vm-run --icount: the guest clock counts guest instructions */
+	printf("info clock %s\n", getenv("CGTRACE_ICOUNT") ? "icount" : "wall");
 	printf("info cpus %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
 	printf("info rounds %d\n", rounds);
 	printf("info subbatch %d x (syscall %ld pingpong %ld marker %ld batch16 %ld)\n",
@@ -749,14 +946,42 @@ int main(int argc, char **argv)
 		must_write(INST "/buffer_size_kb", bufkb);
 	has_cgfilter = exists(INST "/set_event_cgroup");
 	has_markers = exists(INST "/user_events");
+	has_soft = exists(SOFT_HOST);
 	printf("info has_cgroup_filter %d\n", has_cgfilter);
 	printf("info has_user_events %d\n", has_markers);
 	if (!exists(INST "/events/syscalls/sys_enter_getppid"))
 		die("no syscall events (CONFIG_FTRACE_SYSCALLS)");
 
+	for (i = 0; i < (int)NR_CASES; i++) {
+		struct bcase *c = &cases[i];
+
+		if (c->skip)
+			continue;
+		if ((c->cg != CG_NONE || c->fcg || c->ninst) && !has_cgfilter) {
+			c->skip = 1;
+			printf("skip %s kernel has no set_event_cgroup\n", c->name);
+		} else if (c->kind == K_MARKER && !has_markers &&
+			   c->mk != MK_PAIR_TM && c->mk != MK_PAIR_NULL) {
+			c->skip = 1;
+			printf("skip %s kernel has no user_events\n", c->name);
+		} else if (c->soft && !has_soft) {
+			c->skip = 1;
+			printf("skip %s no sched_process_exec event to hold enable_event triggers\n",
+			       c->name);
+		}
+		if (c->skip)
+			continue;
+		if (c->cg == CG_MANY || c->pid == PID_MANY)
+			need_many = 1;
+		if (c->ninst > need_inst)
+			need_inst = c->ninst;
+	}
+
 	if (pipe(ping) || pipe(pong))
 		die("pipe: %s", strerror(errno));
-	setup_cgroups();
+	setup_cgroups(need_many || !no_memory);
+	if (need_inst)
+		setup_instances(need_inst);
 	partner = fork();
 	if (partner < 0)
 		die("fork: %s", strerror(errno));
@@ -766,18 +991,6 @@ int main(int argc, char **argv)
 	close(pong[1]);
 	setup_pid_lists();
 	setup_markers();
-
-	for (i = 0; i < (int)NR_CASES; i++) {
-		struct bcase *c = &cases[i];
-
-		if ((c->cg != CG_NONE || c->fcg) && !has_cgfilter) {
-			c->skip = 1;
-			printf("skip %s kernel has no set_event_cgroup\n", c->name);
-		} else if (c->kind == K_MARKER && !has_markers) {
-			c->skip = 1;
-			printf("skip %s kernel has no user_events\n", c->name);
-		}
-	}
 
 	/* Round -1 warms up and is not reported. */
 	reset();
@@ -792,6 +1005,7 @@ int main(int argc, char **argv)
 	printf("info seconds_applying syscall %.1f pingpong %.1f marker %.1f\n",
 	       apply_ns[K_SYSCALL] / 1e9, apply_ns[K_PINGPONG] / 1e9,
 	       apply_ns[K_MARKER] / 1e9);
+	remove_instances();
 	if (!no_memory)
 		measure_memory();
 

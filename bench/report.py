@@ -1,15 +1,27 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""report.py RAWDIR - bench/results.md from the raw ctxbench outputs.
+"""report.py - bench/results.md, and the cost check, from ctxbench outputs.
 
-RAWDIR holds cgtrace-N.txt and vanilla-N.txt (boot N of each kernel, the
-kernels booted alternately) and meta. A sample is one case in one round of
-one boot: the fastest of its sub-batches, in ns per operation. Quantities
-are computed per round from samples taken in the same round (paired), then
-pooled: the median over all rounds of all boots of a kernel; the spread is
-the min-max of the per-boot medians (per-pair for patched/vanilla
-ratios); n is the number of rounds pooled.
+usage: report.py RAWDIR                 the report (markdown) on stdout
+       report.py --check RAWDIR         cost-check: every bound of
+                                        bench/cost-bounds, exit 1 if any fails
+       report.py --cases P|V            the cases cost-bounds needs on the
+                                        patched (P) or vanilla (V) kernel
+
+RAWDIR holds cgtrace-N.txt and vanilla-N.txt (boot N of each kernel,
+counted with vm-run --icount), optionally cgtrace-wall-N.txt and
+vanilla-wall-N.txt (timed boots, a secondary table), and meta.
+
+A sample is one case in one round of one boot: the fastest of the round's
+sub-batches (the one no timer interrupt landed in), in instructions per
+operation under icount. A case's figure is the smallest of its samples
+over all rounds and boots of a kernel build: extra work (an interrupt, a
+ring-buffer page switch, a scheduler state that costs a few more
+instructions per switch) only adds. How exactly it repeats: the spread of
+the per-boot figures, and the spread of all samples.
 """
+import ast
+import configparser
 import glob
 import os
 import re
@@ -17,10 +29,12 @@ import statistics
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BOUNDS = os.path.join(TOP, "bench", "cost-bounds")
+REPEAT_LIMIT = 0.001    # "deterministic": repeats within 0.1%
 
 
 def load(path):
-    """{case: {round: ns}}, {case: [events/op]}, info, mem, skips"""
+    """{case: [min per round]}, {case: [events/op]}, info, mem, skips"""
     s, ev, info, mem, skips = {}, {}, {}, {}, {}
     with open(path, errors="replace") as f:
         for line in f:
@@ -28,7 +42,7 @@ def load(path):
             if not w:
                 continue
             if w[0] == "sample" and len(w) >= 6:
-                s.setdefault(w[1], {})[int(w[2])] = float(w[3])
+                s.setdefault(w[1], []).append(float(w[3]))
                 ev.setdefault(w[1], []).append(float(w[5]))
             elif w[0] == "info" and len(w) >= 2:
                 info[w[1]] = " ".join(w[2:])
@@ -40,175 +54,267 @@ def load(path):
 
 
 class Kernel:
+    """the samples of one kernel, pooled over its boots"""
+
     def __init__(self, name, files):
         self.name = name
-        self.boots = []
-        self.events, self.info, self.mem, self.skips = {}, {}, {}, {}
-        self.releases = set()
+        self.samples, self.per_boot, self.events = {}, [], {}
+        self.info, self.mem, self.skips = {}, {}, {}
+        self.versions, self.clocks = set(), set()
+        self.dropped = []       # boots of an older build of the kernel
+        loaded = []
         for p in files:
-            s, ev, info, mem, skips = load(p)
-            if "done" not in info:
+            r = load(p)
+            if "done" in r[2]:
+                loaded.append((p, r))
+        # A kernel rebuilt during the run: only its last build counts.
+        last = loaded[-1][1][2].get("kernel") if loaded else None
+        for p, (s, ev, info, mem, skips) in loaded:
+            if info.get("kernel") != last:
+                self.dropped.append((os.path.basename(p), info.get("kernel", "?")))
                 continue
-            self.boots.append(s)
+            self.per_boot.append(s)
+            for k, v in s.items():
+                self.samples.setdefault(k, []).extend(v)
             for k, v in ev.items():
                 self.events.setdefault(k, []).extend(v)
             for k, v in mem.items():
                 self.mem.setdefault(k, []).extend(v)
             self.info.update(info)
             self.skips.update(skips)
-            self.releases.add(info.get("kernel", "?"))
+            self.versions.add(info.get("kernel", "?"))
+            self.clocks.add(info.get("clock", "wall"))
 
-    def per_round(self, fn):
-        """[[fn(round samples) for each round] for each boot]"""
-        out = []
-        for b in self.boots:
-            rounds = sorted(set.intersection(*[set(v) for v in b.values()])
-                            if b else [])
-            vals = []
-            for r in rounds:
-                try:
-                    vals.append(fn({c: b[c][r] for c in b if r in b[c]}))
-                except (KeyError, ZeroDivisionError):
-                    pass
-            out.append(vals)
-        return out
+    def __getattr__(self, case):
+        """K.case in an expression: the case's figure"""
+        if case.startswith("_"):
+            raise AttributeError(case)
+        v = self.samples.get(case)
+        if not v:
+            raise Missing(self, case)
+        return min(v)
+
+    def has(self, case):
+        return bool(self.samples.get(case))
+
+    def spread(self, case):
+        """(max - min) / min of the case's samples, all boots"""
+        v = self.samples.get(case)
+        if not v or not min(v):
+            return None
+        return (max(v) - min(v)) / min(v)
+
+    def boot_spread(self, case):
+        """(max - min) / min of the per-boot figures"""
+        mins = [min(b[case]) for b in self.per_boot if b.get(case)]
+        if len(mins) < 2 or not min(mins):
+            return None
+        return (max(mins) - min(mins)) / min(mins)
+
+    def why_missing(self, case):
+        return self.skips.get(case, "not run")
 
 
-def cost(a, base="sc_off"):
-    """per-round: ns of case a minus ns of base"""
-    return lambda s: s[a] - s[base]
+class Missing(Exception):
+    def __init__(self, kernel, case):
+        super().__init__(case)
+        self.kernel, self.case = kernel, case
 
 
-def stat(k, fn):
-    """pooled median, per-boot medians, n"""
-    per = [v for v in k.per_round(fn) if v]
-    pool = [x for v in per for x in v]
-    if not pool:
-        return None
-    return statistics.median(pool), [statistics.median(v) for v in per], len(pool)
+# Expressions of cost-bounds and of the tables: P.case, V.case (or K.case
+# for "this kernel"), numbers, + - * / and parentheses; nothing else.
+_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+        ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
 
 
-def fmt(x, unit=""):
-    if x is None:
+def _check(node):
+    if isinstance(node, ast.Expression):
+        return _check(node.body)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        return _check(node.left) and _check(node.right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _check(node.operand)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return True
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in ("P", "V", "K")):
+        return True
+    raise ValueError("not allowed in a cost expression: %s" % ast.dump(node))
+
+
+def _eval(node, env):
+    if isinstance(node, ast.Expression):
+        return _eval(node.body, env)
+    if isinstance(node, ast.BinOp):
+        return _OPS[type(node.op)](_eval(node.left, env), _eval(node.right, env))
+    if isinstance(node, ast.UnaryOp):
+        return -_eval(node.operand, env)
+    if isinstance(node, ast.Constant):
+        return float(node.value)
+    return getattr(env[node.value.id], node.attr)
+
+
+def parse(expr):
+    tree = ast.parse(expr, mode="eval")
+    _check(tree)
+    return tree
+
+
+def evaluate(expr, **env):
+    """the value of @expr, or None (and the reason) when a case is missing"""
+    try:
+        return _eval(parse(expr), env), None
+    except Missing as m:
+        return None, "%s: `%s` %s" % (m.kernel.name, m.case,
+                                      m.kernel.why_missing(m.case))
+    except ZeroDivisionError:
+        return None, "division by zero"
+
+
+def split_ratio(expr):
+    """(numerator, denominator) expressions of a top-level division"""
+    body = parse(expr).body
+    if isinstance(body, ast.BinOp) and isinstance(body.op, ast.Div):
+        return ast.unparse(body.left), ast.unparse(body.right)
+    return expr, None
+
+
+def cases_of(expr, kernel):
+    return [n.attr for n in ast.walk(parse(expr))
+            if isinstance(n, ast.Attribute) and n.value.id == kernel]
+
+
+class Target:
+    """'<= X' or 'X +- D'"""
+
+    def __init__(self, text):
+        self.text = text.strip()
+        m = re.fullmatch(r"<=\s*(-?[\d.]+)", self.text)
+        n = re.fullmatch(r"(-?[\d.]+)\s*\+-\s*([\d.]+)", self.text)
+        if m:
+            self.hi, self.center, self.tol = float(m.group(1)), None, None
+        elif n:
+            self.center, self.tol = float(n.group(1)), float(n.group(2))
+            self.hi = None
+        else:
+            raise ValueError("bad target %r (want '<= X' or 'X +- D')" % text)
+
+    def ok(self, v):
+        if self.hi is not None:
+            return v <= self.hi + 1e-12
+        return abs(v - self.center) <= self.tol + 1e-12
+
+    def below(self, v):
+        """under the range of an "X +- D" target: less work than asked"""
+        return self.center is not None and v < self.center - self.tol
+
+    def excess(self, num, den):
+        """instructions (per operation of the denominator) beyond the
+        target: > 0 missed by, <= 0 met with that much to spare"""
+        den = 1.0 if den is None else den
+        if self.hi is not None:
+            return num - self.hi * den
+        return abs(num - self.center * den) - self.tol * den
+
+
+def read_bounds():
+    cp = configparser.ConfigParser(interpolation=None)
+    with open(BOUNDS) as f:
+        cp.read_file(f)
+    out = []
+    for name in cp.sections():
+        s = cp[name]
+        out.append({"name": name, "what": s.get("what", name),
+                    "value": s["value"], "unit": s.get("unit", "ratio"),
+                    "target": Target(s["target"]), "bound": Target(s["bound"]),
+                    "bound_is": s.get("bound_is", "target"),
+                    "vanilla": s.getboolean("vanilla", False),
+                    "floor": s.get("floor"), "floor_what": s.get("floor_what", "")})
+    return out
+
+
+def judge(b, P, V):
+    """value, numerator, denominator (patched), or None and why"""
+    v, why = evaluate(b["value"], P=P, V=V)
+    if v is None:
+        return None, why
+    if b["unit"] == "instructions":
+        return (v, v, None), None
+    num, den = split_ratio(b["value"])
+    n, _ = evaluate(num, P=P, V=V)
+    d, _ = evaluate(den, P=P, V=V) if den else (None, None)
+    return (v, n, d), None
+
+
+def fmt_v(b, v):
+    if v is None:
         return "-"
-    if unit == "x":
-        return "%.3f" % x
-    if abs(x) >= 10000:
-        return "%.0f" % x
-    return "%.1f" % x if abs(x) < 100 else "%.0f" % x
+    return "%.0f" % v if b["unit"] == "instructions" else "%.3f" % v
 
 
-def verdict(ratio, lo, hi, target):
-    """met / missed when the whole spread is on one side of the target;
-    otherwise the median's side, marked as inside the noise"""
-    if ratio is None or target is None:
-        return "-"
-    if hi <= target:
-        return "met"
-    if lo > target:
-        return "**missed**"
-    if ratio <= target:
-        return "median meets; inside the noise"
-    return "**median misses**; inside the noise"
+def fmt_n(x):
+    return "-" if x is None else "%.0f" % x if abs(x) >= 100 else "%.1f" % x
 
 
-def ratio_in(k, num, den):
-    """within one kernel: num/den per round; pooled median, per-boot spread"""
-    st = stat(k, lambda s: num(s) / den(s))
-    if not st:
-        return None
-    return st[0], min(st[1]), max(st[1]), st[2]
+def fmt_by(x):
+    return "%+.0f" % x if abs(x) >= 10 else "%+.1f" % x
 
 
-def ratio_diff(k, num, den):
-    """within one kernel, for a numerator near zero: the median of num
-    over the median of den (each over all rounds); spread per boot"""
-    a, b = stat(k, num), stat(k, den)
-    if not a or not b or b[0] == 0:
-        return None
-    per = [x / y for x, y in zip(a[1], b[1]) if y]
-    return a[0] / b[0], min(per), max(per), min(a[2], b[2])
+def kernels(raw, wall=False):
+    tag = "-wall" if wall else ""
+    pk = Kernel("patched", sorted(glob.glob(os.path.join(raw, "cgtrace%s-[0-9]*.txt" % tag))))
+    vk = Kernel("vanilla", sorted(glob.glob(os.path.join(raw, "vanilla%s-[0-9]*.txt" % tag))))
+    return pk, vk
 
 
-def ratio_xx(ka, fa, kb, fb):
-    """fa on kernel ka / fb on kernel kb: per boot pair (i-th boot of each,
-    booted one after the other), the ratio of the per-boot medians; median
-    and min-max over the pairs, n the number of pairs"""
-    a, b = stat(ka, fa), stat(kb, fb)
-    if not a or not b:
-        return None
-    per = [x / y for x, y in zip(a[1], b[1]) if y]
-    if not per:
-        return None
-    return statistics.median(per), min(per), max(per), len(per)
+# ------------------------------------------------------------ cost-check
 
-
-def ratio_x(ka, kb, fn):
-    """patched/vanilla of the same quantity"""
-    return ratio_xx(ka, fn, kb, fn)
-
-
-SUMMARY = []
-
-
-def table(title, intro, rows):
-    for what, r, target, note in rows:
-        if target:
-            SUMMARY.append((title.split(".")[0], what, r, target, note))
-    out = ["", "## " + title, ""]
-    if intro:
-        out += [intro, ""]
-    out += ["| ratio | median | min-max | n | target | |",
-            "|---|---|---|---|---|---|"]
-    for what, r, target, note in rows:
+def check(raw):
+    pk, vk = kernels(raw)
+    if not pk.per_boot:
+        print("cost-check: no patched results in %s" % raw)
+        return 1
+    for k in (pk, vk):
+        if k.per_boot and k.clocks != {"icount"}:
+            print("cost-check: the %s run was not counted (clock %s): "
+                  "boot with vm-run --icount" % (k.name, "/".join(k.clocks)))
+            return 1
+    print("cost-check: patched %s; vanilla %s" %
+          (" / ".join(sorted(pk.versions)), " / ".join(sorted(vk.versions)) or "-"))
+    passed = failed = 0
+    for b in read_bounds():
+        r, why = judge(b, pk, vk)
         if r is None:
-            out.append("| %s | - | - | 0 | %s | %s |" %
-                       (what, "<= %.2f" % target if target else "-",
-                        note or "not measured"))
+            print("FAIL %-24s not measured (%s)" % (b["name"], why))
+            failed += 1
             continue
-        med, lo, hi, n = r
-        out.append("| %s | %.3f | %.3f-%.3f | %d | %s | %s |" %
-                   (what, med, lo, hi, n,
-                    "<= %.2f" % target if target else "-",
-                    note or verdict(med, lo, hi, target)))
-    return out
+        v, num, den = r
+        ok = b["bound"].ok(v)
+        interim = "" if b["bound_is"].startswith("target") else \
+            " [interim bound; target %s]" % b["target"].text
+        by = b["bound"].excess(num, den)
+        print("%s %-24s %s  bound %s (%s instructions)%s" %
+              ("ok  " if ok else "FAIL", b["name"], fmt_v(b, v),
+               b["bound"].text, fmt_by(by), interim))
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
 
 
-def abs_table(kernels, cases):
-    out = ["| case | kernel | ns/op (median) | per-boot min-max | n | events/op |",
-           "|---|---|---|---|---|---|"]
-    for c in cases:
-        for k in kernels:
-            st = stat(k, lambda s, c=c: s[c])
-            if not st:
-                continue
-            ev = k.events.get(c, [])
-            out.append("| %s | %s | %s | %s-%s | %d | %.2f |" %
-                       (c, k.name, fmt(st[0]), fmt(min(st[1])), fmt(max(st[1])),
-                        st[2], statistics.median(ev) if ev else 0))
-    return out
+def list_cases(kernel):
+    seen = []
+    for b in read_bounds():
+        for c in cases_of(b["value"], "P" if kernel == "P" else "V"):
+            if c not in seen:
+                seen.append(c)
+    print(",".join(seen))
+    return 0
 
 
-def insn_counts(funcs):
-    """static instruction counts of @funcs in each measured vmlinux"""
-    res = {}
-    for v in ("cgtrace", "vanilla"):
-        vml = os.path.join(TOP, "build/obj", v, "vmlinux")
-        if not os.path.exists(vml):
-            continue
-        syms = {}
-        for line in os.popen("nm -S %s 2>/dev/null" % vml):
-            w = line.split()
-            if len(w) == 4 and w[3] in funcs:
-                syms[w[3]] = (int(w[0], 16), int(w[1], 16))
-        for f, (a, n) in syms.items():
-            cmd = ("objdump -d --no-show-raw-insn --start-address=0x%x "
-                   "--stop-address=0x%x %s 2>/dev/null" % (a, a + n, vml))
-            cnt = sum(1 for l in os.popen(cmd)
-                      if re.match(r"^\s*[0-9a-f]+:\s+\S", l))
-            res[(v, f)] = (cnt, n)
-    return res
-
+# ------------------------------------------------------------ the report
 
 def read_meta(raw):
     meta = {}
@@ -222,22 +328,6 @@ def read_meta(raw):
     return meta
 
 
-def qemu_settings():
-    """the accelerator, CPU, -smp and -m defaults, read from scripts/vm-run"""
-    try:
-        src = open(os.path.join(TOP, "scripts/vm-run")).read()
-    except OSError:
-        return "unknown (scripts/vm-run not found)"
-    tcg = re.search(r'tcg\) echo "([^"]*)"', src)
-    dflt = re.search(r'variant=\w+ smp=(\S+) mem=(\S+)', src)
-    parts = []
-    if tcg:
-        parts.append("`%s`" % tcg.group(1))
-    if dflt:
-        parts.append("`-smp %s -m %s`" % dflt.groups())
-    return ", ".join(parts) + " (qemu-system-x86_64 %s)" % qemu_version()
-
-
 def qemu_version():
     try:
         v = os.popen("qemu-system-x86_64 --version 2>/dev/null").readline()
@@ -246,366 +336,354 @@ def qemu_version():
         return "?"
 
 
-def config_lines(name):
-    try:
-        with open(os.path.join(TOP, "config", name)) as f:
-            return [l.strip() for l in f if l.startswith("CONFIG_")]
-    except OSError:
-        return []
-
-
-def in_measured(k, opt):
-    """did the measured patched kernel have what @opt adds"""
-    if "USER_MARKERS" in opt:
-        return k.info.get("has_user_events") == "1"
-    return True
-
-
-def summary(pk, vk):
-    """the targets at a glance, and what bounds the missed ones"""
-    out = ["", "## Summary", "",
-           "| question | ratio | median | min-max | n | target | |",
-           "|---|---|---|---|---|---|---|"]
-    missed = []
-    for q, what, r, target, note in SUMMARY:
-        if r is None:
-            out.append("| %s | %s | - | - | 0 | <= %.2f | %s |" %
-                       (q, what, target, note or "not measured"))
-            continue
-        med, lo, hi, n = r
-        v = note or verdict(med, lo, hi, target)
-        out.append("| %s | %s | %.3f | %.3f-%.3f | %d | <= %.2f | %s |" %
-                   (q, what, med, lo, hi, n, target, v))
-        if "miss" in v:
-            missed.append((q, what, med, lo, hi, target))
-    if not missed:
-        return out
-    out += ["", "\"Inside the noise\": the target lies within the min-max "
-            "of this run, so the run neither confirms nor refutes it; only "
-            "the median's side is reported.", "",
-            "### What bounds the missed targets", ""]
-    on = cost("sc_on")
-    for q, what, med, lo, hi, target in missed:
-        why = []
-        if lo <= target:
-            why.append("the median misses but the target lies inside this "
-                       "run's spread (%.3f-%.3f): the excess is within what "
-                       "TCG on a shared host resolves" % (lo, hi))
-        else:
-            why.append("the whole spread (%.3f-%.3f) is above the target" %
-                       (lo, hi))
-        if q == "3":
-            fl = ratio_in(pk, cost("sc_armed"), on)
-            fv = ratio_in(vk, cost("sc_armed"), on)
-            gate = ratio_in(pk, cost("sc_cg_reject", "sc_armed"),
-                            cost("sc_on", "sc_armed"))
-            if fl and gate:
-                why.append("a rejected syscall event still pays the syscall "
-                           "tracepoint that any enabled syscall event arms "
-                           "for every task (slow syscall entry, "
-                           "`ftrace_syscall_enter()`): %.3f of a recorded "
-                           "event on the patched kernel%s, before any filter "
-                           "runs; the context gate itself adds %.3f of a "
-                           "recorded event above that floor" %
-                           (fl[0], " (%.3f on vanilla)" % fv[0] if fv else "",
-                            gate[0]))
-        if q == "4" and "none" in what:
-            fcg = ratio_in(pk, lambda s: s["pp_fcg"], lambda s: s["pp_off"])
-            why.append("every round trip runs 12 probe calls (sched_switch "
-                       "pre/post twice, sched_waking and sched_wakeup pre/post "
-                       "twice), as 6.1's set_event_pid does; the cached "
-                       "cgroup verdict makes each one a few loads, but under "
-                       "TCG a probe call is not free%s" %
-                       (" (the 4 switch probes alone: %.3f)" % fcg[0]
-                        if fcg else ""))
-            vp = ratio_in(vk, lambda s: s["pp_pid"], lambda s: s["pp_off"])
-            if vp:
-                why.append("vanilla's own set_event_pid costs %.3f "
-                           "(%.3f-%.3f) of an unfiltered round trip in the "
-                           "same measure" % vp[:3])
-        if q == "4" and "vanilla" in what:
-            same = ratio_x(pk, vk, lambda s: s["pp_off"] / s["pp_user"])
-            if same:
-                why.append("the same switch with no filter at all compares "
-                           "%.3f (%.3f-%.3f) patched/vanilla across these "
-                           "boots, so boot-to-boot noise of that size is in "
-                           "this cross-kernel ratio" % same[:3])
-        if q == "6" and "B+E" in what:
-            one = ratio_in(pk, lambda s: s["mk_single"],
-                           lambda s: s["mk_pair_tm"] / 2)
-            why.append("a `B` and an `E` do span bookkeeping a trace_marker "
-                       "write does not: the thread's state looked up, the "
-                       "ring buffer timestamp and `task_sched_runtime()` "
-                       "(runqueue lock) at both ends for `duration_ns` and "
-                       "`cpu_ns`, on top of parsing the record and the rate "
-                       "limit's per-group lock%s" %
-                       ("; one plain `C` record already costs %.2f "
-                        "trace_marker writes" % one[0] if one else ""))
-        if q == "6" and what.startswith("per record"):
-            fl = ratio_in(pk, lambda s: s["mk_batch16_off"] / 16,
-                          lambda s: s["mk_single"])
-            why.append("a batch saves the syscall, not the per-record work: "
-                       "parsing and checking a record%s" %
-                       (" costs %.2f of a single-record write even with "
-                        "`user_markers` disabled" % fl[0] if fl else ""))
-        if q == "6" and "rate limit" in what:
-            why.append("a dropped record is still parsed and checked and "
-                       "takes the group's rate-limit lock; what recording "
-                       "adds above that is small against the noise of a "
-                       "difference of two 16-record writes")
-        out.append("- %s, %s: %s." % (q, what, "; ".join(why)))
+def count_table(P, V, rows, vanilla=True):
+    """rows: (label, expression over K, note); both kernels side by side"""
+    out = ["| | patched | vanilla | |", "|---|---|---|---|"] if vanilla else \
+        ["| | patched | |", "|---|---|---|"]
+    for label, expr, note in rows:
+        p, _ = evaluate(expr, K=P)
+        cells = [label, fmt_x(p, expr)]
+        if vanilla:
+            v, _ = evaluate(expr, K=V)
+            cells.append(fmt_x(v, expr))
+        cells.append(note or "")
+        out.append("| " + " | ".join(cells) + " |")
     return out
 
 
-def main():
-    raw = sys.argv[1]
+def fmt_x(x, expr):
+    """a ratio (3 decimals) when @expr divides by a count, else a count"""
+    if x is None:
+        return "-"
+    _, den = split_ratio(expr)
+    if den is not None and cases_of(den, "K"):
+        return "%.3f" % x
+    return fmt_n(x)
+
+
+def section(title, intro, table):
+    return ["", "## " + title, ""] + ([intro, ""] if intro else []) + table
+
+
+def summary(P, V, bounds):
+    out = ["| # | question | patched | vanilla | floor | target | verdict |",
+           "|---|---|---|---|---|---|---|"]
+    met = missed = below = 0
+    for i, b in enumerate(bounds, 1):
+        r, why = judge(b, P, V)
+        van = "-"
+        if b["vanilla"]:
+            vv, vwhy = evaluate(b["value"].replace("P.", "V."), V=V)
+            van = fmt_v(b, vv) if vv is not None else "-"
+        floor = "-"
+        if b["floor"]:
+            fv, _ = evaluate(b["floor"], P=P, V=V)
+            if fv is not None:
+                floor = "%s: %s" % (fmt_v(b, fv), b["floor_what"])
+        if r is None:
+            out.append("| %d | %s | - | %s | %s | %s | not measured (%s) |" %
+                       (i, b["what"], van, floor, b["target"].text, why))
+            missed += 1
+            continue
+        v, num, den = r
+        by = b["target"].excess(num, den)
+        if b["target"].ok(v):
+            verdict = "met (%s instructions to spare)" % fmt_n(-by) \
+                if by < -0.5 else "met"
+            met += 1
+        elif b["target"].below(v):
+            verdict = ("**below the range** by %s instructions: the "
+                       "patched kernel does less work here (not a cost "
+                       "regression; worth knowing why)" % fmt_n(by))
+            below += 1
+        else:
+            verdict = "**missed** by %s instructions" % fmt_n(by)
+            missed += 1
+        unit = "" if b["unit"] == "instructions" else \
+            " (%s / %s)" % (fmt_n(num), fmt_n(den))
+        out.append("| %d | %s | %s%s | %s | %s | %s | %s |" %
+                   (i, b["what"], fmt_v(b, v), unit, van, floor,
+                    b["target"].text, verdict))
+    return out, met, missed, below
+
+
+def main(raw):
     meta = read_meta(raw)
-    pk = Kernel("patched", sorted(glob.glob(os.path.join(raw, "cgtrace-*.txt"))))
-    vk = Kernel("vanilla", sorted(glob.glob(os.path.join(raw, "vanilla-*.txt"))))
-    has_markers = pk.info.get("has_user_events") == "1"
+    P, V = kernels(raw)
+    bounds = read_bounds()
+    counted = P.clocks == {"icount"} and V.clocks <= {"icount"}
+    unit = "instructions" if counted else "ns"
 
     o = ["# cgtrace benchmark results", "",
          "Written by `make bench` (scripts/bench, bench/ctxbench.c, "
-         "bench/report.py) on %s. Raw outputs: `%s` (not kept in git)." %
+         "bench/report.py, targets from bench/cost-bounds) on %s. Raw "
+         "outputs: `%s` (not kept in git)." %
          (meta.get("date", "?"), os.path.relpath(raw, TOP)), ""]
-    o += ["How to read: every number is a ratio of two costs measured in the "
-          "same boot, the cases interleaved (A B A B ... within a round, "
-          "the order reversed every other sub-round); absolute times under "
-          "QEMU TCG mean little. The *cost of an event* is ns/op with the "
-          "event enabled minus ns/op of the same loop with nothing enabled "
-          "(`sc_off`), paired round by round. A sample is the fastest of "
-          "the case's sub-batches in one round (host load only adds time). "
-          "Within one kernel, the ratio is taken per round; *median* is over "
-          "all rounds of all boots of the kernel, *min-max* the range of "
-          "the per-boot medians, *n* the number of rounds. For patched/"
-          "vanilla ratios the unit is a boot pair (the i-th boot of each "
-          "kernel, booted one after the other): the ratio of their per-boot "
-          "medians; *median* and *min-max* are over the pairs and *n* is "
-          "the number of pairs. *met* / *missed*: the whole min-max is on one "
-          "side of the target; otherwise only the median's side is known "
-          "(\"inside the noise\"). "
-          "Patched/vanilla ratios compare different boots, so they carry "
-          "the boot-to-boot noise visible in their min-max.", ""]
+    if not counted:
+        o += ["**Warning:** these figures are wall time, not instruction "
+              "counts (the run did not use `vm-run --icount`).", ""]
+    o += ["How to read: both kernels boot under QEMU with `-icount "
+          "shift=0,sleep=off`, so the guest clock advances one nanosecond "
+          "per guest instruction, and every figure below is a count of "
+          "guest instructions per operation (a getppid() call, a pipe "
+          "ping-pong round trip, a marker write), user-space loop "
+          "included. Counts are not times: they do not see cache misses, "
+          "branch mispredictions, lock contention between CPUs (the guest "
+          "has one) or how fast real hardware runs an instruction; they "
+          "measure the work done, exactly, and the same run repeats them. "
+          "The *cost* of an event is the operation with it minus the same "
+          "operation with nothing enabled. Every figure comes with its "
+          "floors: the operation with nothing enabled, and with the "
+          "tracepoint armed but the event disabled in this instance.", ""]
 
+    # Setup and determinism
     o += ["## Setup", ""]
-    o.append("- Kernels: patched `%s`, vanilla `%s`." %
-             (" / ".join(sorted(pk.releases)) or "?",
-              " / ".join(sorted(vk.releases)) or "?"))
-    if len(pk.releases) > 1 or len(vk.releases) > 1:
-        o.append("- **Warning:** a kernel image changed during the run "
-                 "(several builds above); rerun `make bench` when no build "
-                 "is in progress.")
+    o.append("- Kernels (`uname -r -v`, the build stamp): patched `%s`; "
+             "vanilla `%s`." % (" / ".join(sorted(P.versions)) or "?",
+                                " / ".join(sorted(V.versions)) or "?"))
+    for k in (P, V):
+        if k.dropped:
+            o.append("- **Warning:** the %s kernel was rebuilt during the "
+                     "run: only the boots of its last build are used; left "
+                     "out: %s." % (k.name, "; ".join(
+                         "%s (`%s`)" % d for d in k.dropped)))
     o.append("- Config: `make tinyconfig` + `config/base.config` for both, "
-             "+ `config/cgtrace.config` (%s) for the patched kernel; "
-             "production build, no debug options (SLOB, PREEMPT_VOLUNTARY, "
-             "HZ=250, as tinyconfig and the base fragment give)." %
-             ", ".join("`%s`%s" % (l, "" if in_measured(pk, l) else
-                                   " (not in the measured kernel: it has "
-                                   "no `user_events` file)")
-                       for l in config_lines("cgtrace.config")))
-    o.append("- QEMU (from scripts/vm-run): %s; the guest benchmark pins "
-             "itself (and its ping-pong partner) to CPU 0." % qemu_settings())
-    # The 1-minute load at the start says whether anything else ran: the
-    # VM itself keeps one CPU busy, so above ~1.5 something else did.
-    try:
-        load = float(str(meta.get("host_load_start", "")).split()[0])
-    except (ValueError, IndexError):
-        load = None
-    if load is not None and load < 1.5:
-        host = ("nothing else ran on the host, but TCG's boot-to-boot "
-                "spread stays wide; samples are the fastest sub-batch")
-    else:
-        host = ("**the machine was shared** with other work building "
-                "kernels or running VMs, which is why the spreads are wide "
-                "and why samples are the fastest sub-batch")
-    o.append("- Host: %s CPUs (%s); load average %s at the start, %s at "
-             "the end: %s." % (meta.get("host_cpus", "?"), meta.get("host_cpu", "?"),
-                               meta.get("host_load_start", "?"),
-                               meta.get("host_load_end", "?"), host))
-    o.append("- Boots: %d patched and %d vanilla with results (%s asked "
-             "for each), %s rounds each; %s; whole run %s s." %
-             (len(pk.boots), len(vk.boots), meta.get("boots", "?"),
-              meta.get("rounds", "?"), pk.info.get("subbatch", "?"),
-              meta.get("seconds", "?")))
-    if not has_markers:
-        o.append("- **Skipped:** the marker rows (question 6) and the marker "
-                 "memory: the patched kernel measured has no `user_events` "
-                 "file (markers not yet in the production kernel; "
-                 "`build/markers-ready`: %s). They run as soon as it has." %
-                 (meta.get("markers_ready") or "absent"))
-    o.append("- Operations: `sc_*` one `getppid()` syscall with "
-             "`syscalls/sys_enter_getppid` enabled or not in an instance; "
-             "`pp_*` a pipe ping-pong round trip between two tasks on one "
-             "CPU (two context switches), no event enabled, only the "
-             "filter (its sched probes run at every switch); `mk_*` writes "
-             "to the instance's `user_events` / `trace_marker`.")
+             "+ `config/cgtrace.config` for the patched kernel; production "
+             "builds.")
+    o.append("- QEMU %s: `-accel tcg,thread=single -cpu Skylake-Client "
+             "-icount shift=0,sleep=off -smp 1` (`scripts/vm-run --icount`)."
+             % qemu_version())
+    o.append("- Boots: %d patched, %d vanilla; %s rounds each; %s; whole "
+             "run %s s of host time." %
+             (len(P.per_boot), len(V.per_boot), meta.get("rounds", "?"),
+              P.info.get("subbatch", "?"), meta.get("seconds", "?")))
+    bs = [(k.name, c, k.boot_spread(c)) for k in (P, V) for c in k.samples
+          if k.boot_spread(c) is not None]
+    sp = [(k.name, c, k.spread(c)) for k in (P, V) for c in k.samples
+          if k.spread(c) is not None]
+    if bs:
+        worst = max(bs, key=lambda x: x[2])
+        within = sum(1 for x in bs if x[2] <= REPEAT_LIMIT)
+        o.append("- Determinism: %d of %d case figures repeat from boot to "
+                 "boot within %.1f%% (the largest difference: `%s` on %s, "
+                 "%.3f%%)." % (within, len(bs), REPEAT_LIMIT * 100,
+                               worst[1], worst[0], worst[2] * 100))
+    elif P.per_boot:
+        o.append("- Determinism: one boot per kernel, so no boot-to-boot "
+                 "comparison.")
+    if sp:
+        worst = max(sp, key=lambda x: x[2])
+        within = sum(1 for x in sp if x[2] <= REPEAT_LIMIT)
+        o.append("- Over all rounds and boots, %d of %d cases gave the "
+                 "same count within %.1f%% every time; the others differ by whole "
+                 "steps of a few instructions per operation (up to %.3f%%, "
+                 "`%s` on %s): states the operation leaves behind (which "
+                 "task the scheduler picks first, where the ring buffer's "
+                 "page ends) that change the work a little. The figure is "
+                 "the smallest sample; the line above says how closely the "
+                 "boots agree on it." %
+                 (within, len(sp), REPEAT_LIMIT * 100, worst[2] * 100,
+                  worst[1], worst[0]))
+    o.append("- Operations: `sc_*` one `getppid()` syscall; `pp_*` a pipe "
+             "ping-pong round trip between two tasks on the one CPU (two "
+             "context switches, two wakeups); `mk_*` writes to the "
+             "instance's `user_events` / `trace_marker`. *Armed* floors: "
+             "`sc_armed` enables `sys_enter_getpid` (every syscall takes "
+             "the syscall tracepoint, getppid's event is not enabled); "
+             "`*_soft` enable the case's own events in soft-disabled mode "
+             "(an `enable_event` trigger on an event that never fires): "
+             "the probe runs and reaches the event, which records nothing.")
 
-    setup_end = len(o)
-    on = cost("sc_on")
+    s, met, missed, below = summary(P, V, bounds)
+    o += ["", "## Summary: %d targets met, %d missed%s" %
+          (met, missed, ", %d below the range" % below if below else ""), "",
+          "Ratios of instruction counts (numerator / denominator in "
+          "parentheses); *by*: instructions per operation of the "
+          "denominator above the target (missed) or below it (to spare). "
+          "*vanilla*: the same question on vanilla where it has the "
+          "feature (pid filters). *floor*: the same ratio for what no "
+          "fast path can go below, where that bounds the target (the "
+          "sections below give every figure's floors). The check `make cost-check` enforces "
+          "the bounds of bench/cost-bounds on these ratios.", ""] + s
 
-    def norm(fn, ref):
-        """fn of the round over the host-speed reference of the round"""
-        return lambda s: fn(s) / s[ref]
+    # Details, with floors
+    sc_floor = [("nothing enabled: `sc_off` (the bare syscall)", "K.sc_off", "floor"),
+                ("armed: `sc_armed` - `sc_off` (syscall tracepoint, no event for getppid)",
+                 "K.sc_armed - K.sc_off", "floor"),
+                ("armed: `sc_soft` - `sc_off` (getppid's event soft-disabled here)",
+                 "K.sc_soft - K.sc_off", "floor")]
+    o += section(
+        "1. getppid() with its syscall event recorded, no filter anywhere",
+        "Instructions per call. Cost rows are above the bare syscall.",
+        count_table(P, V, sc_floor + [
+            ("recorded: `sc_on`", "K.sc_on", ""),
+            ("event cost: `sc_on` - `sc_off`", "K.sc_on - K.sc_off", ""),
+            ("pure user-space loop `sc_user` (same code on both: a check "
+             "of the unit)", "K.sc_user", "control")]))
+    pv, _ = evaluate("(P.sc_on - P.sc_off) / (V.sc_on - V.sc_off)", P=P, V=V)
+    if pv is not None:
+        o += ["", "Event cost patched / vanilla: %.3f." % pv]
 
-    R = []
-    R.append(("event cost, patched / vanilla, in bare syscalls of the "
-              "same boot", ratio_x(pk, vk, norm(on, "sc_off")), 1.02, None))
-    R.append(("event cost, patched / vanilla, normalised by the user loop",
-              ratio_x(pk, vk, norm(on, "sc_user")), None, None))
-    R.append(("event cost, patched / vanilla (raw)", ratio_x(pk, vk, on),
-              None, None))
-    R.append(("syscall with no event (`sc_off`), patched / vanilla "
-              "(normalised)",
-              ratio_x(pk, vk, norm(lambda s: s["sc_off"], "sc_user")), None, None))
-    R.append(("switch with no filter (`pp_off`), patched / vanilla "
-              "(normalised)",
-              ratio_x(pk, vk, norm(lambda s: s["pp_off"], "pp_user")), None, None))
-    o += table("1. No filter anywhere: patched vs vanilla",
-               "Per-event cost (`sc_on - sc_off`) with no pid or cgroup "
-               "list in any instance: the static key is off. Patched and "
-               "vanilla run in different boots, and the host's speed "
-               "changes from boot to boot (other sessions' builds and VMs): "
-               "the first row divides each round's event cost by the bare "
-               "syscall (`sc_off`) of the same round, kernel code that the "
-               "patch does not touch (the static key is off), which tracks "
-               "the host's memory-bound slowdowns best; each round also "
-               "times a pure user-space loop (`sc_user`, `pp_user`, no "
-               "kernel code), the other normalisation. What bounds this "
-               "row: the bare syscall runs the same source on both kernels, "
-               "yet its patched/vanilla row below is far from 1 with a wide "
-               "spread. Under TCG a kernel path's speed depends on where "
-               "its code and data land (translation blocks, QEMU's "
-               "soft TLB), which differs between two builds and between "
-               "boots, by more than the 2% asked; resolving 2% needs real "
-               "hardware (KVM does not work on this host) or instruction "
-               "counts (the static table of the gate's code is below).", R)
+    o += section(
+        "2. An event rejected by a filter / recorded",
+        "Cost above the bare syscall; ratios to the recorded event's cost. "
+        "A rejected event can go no lower than the armed floors: the "
+        "syscall tracepoint runs for every syscall once any syscall event "
+        "is enabled, before any filter can look at the task.",
+        count_table(P, V, sc_floor[1:] + [
+            ("recorded: `sc_on` - `sc_off`", "K.sc_on - K.sc_off", ""),
+            ("cgroup filter rejecting: `sc_cg_reject` - `sc_off`",
+             "K.sc_cg_reject - K.sc_off", ""),
+            ("pid filter rejecting: `sc_pid_reject` - `sc_off`",
+             "K.sc_pid_reject - K.sc_off", ""),
+            ("event filter `common_pid != N` rejecting", "K.sc_filt_reject - K.sc_off",
+             "side by side"),
+            ("cgroup rejected / recorded", "(K.sc_cg_reject - K.sc_off) / (K.sc_on - K.sc_off)", ""),
+            ("pid rejected / recorded", "(K.sc_pid_reject - K.sc_off) / (K.sc_on - K.sc_off)", ""),
+            ("armed floor / recorded", "(K.sc_armed - K.sc_off) / (K.sc_on - K.sc_off)", "floor"),
+            ("cgroup rejection above the armed floor", "K.sc_cg_reject - K.sc_armed", "target: <= 12"),
+            ("pid rejection above the armed floor", "K.sc_pid_reject - K.sc_armed", "target: <= 12"),
+            ("cgroup rejection above the soft-disabled floor", "K.sc_cg_reject - K.sc_soft", ""),
+            ("pid rejection above the soft-disabled floor", "K.sc_pid_reject - K.sc_soft", "")]))
 
-    R = [("cgroup filter matching the task / no filter (patched)",
-          ratio_in(pk, cost("sc_cg_match"), on), 1.03, None),
-         ("set_event_pid matching / no filter (patched)",
-          ratio_in(pk, cost("sc_pid_match"), on), None, None),
-         ("set_event_pid matching / no filter (vanilla)",
-          ratio_in(vk, cost("sc_pid_match"), on), None, None)]
-    o += table("2. A cgroup filter that matches: per-event cost",
-               "Event cost with the task's own cgroup in `set_event_cgroup` "
-               "over the event cost with no filter, same boot.", R)
+    o += section(
+        "3. An event accepted by a filter / no filter",
+        "Event cost above the bare syscall with the task's cgroup (pid) "
+        "listed, against the same event with no list anywhere.",
+        count_table(P, V, [
+            ("no filter: `sc_on` - `sc_off`", "K.sc_on - K.sc_off", ""),
+            ("cgroup filter accepting: `sc_cg_match` - `sc_off`", "K.sc_cg_match - K.sc_off", ""),
+            ("pid filter accepting: `sc_pid_match` - `sc_off`", "K.sc_pid_match - K.sc_off", ""),
+            ("cgroup: instructions above no filter", "K.sc_cg_match - K.sc_on", "target: <= +10"),
+            ("pid: instructions above no filter", "K.sc_pid_match - K.sc_on", "target: <= +10"),
+            ("cgroup / no filter", "(K.sc_cg_match - K.sc_off) / (K.sc_on - K.sc_off)", ""),
+            ("pid / no filter", "(K.sc_pid_match - K.sc_off) / (K.sc_on - K.sc_off)", "")]))
 
-    R = [("cgroup filter rejecting / recorded (patched)",
-          ratio_in(pk, cost("sc_cg_reject"), on), 0.2, None),
-         ("set_event_pid rejecting / recorded (patched)",
-          ratio_in(pk, cost("sc_pid_reject"), on), 0.2, None),
-         ("set_event_pid rejecting / recorded (vanilla)",
-          ratio_in(vk, cost("sc_pid_reject"), on), None, "side by side"),
-         ("`filter` common_pid != N / recorded (patched)",
-          ratio_in(pk, cost("sc_filt_reject"), on), None, "side by side"),
-         ("`filter` common_pid != N / recorded (vanilla)",
-          ratio_in(vk, cost("sc_filt_reject"), on), None, "side by side"),
-         ("what bounds it: enabled syscall event of another syscall "
-          "(`sc_armed`) / recorded (patched)",
-          ratio_in(pk, cost("sc_armed"), on), None, "floor"),
-         ("same floor (vanilla)", ratio_in(vk, cost("sc_armed"), on), None, "floor"),
-         ("the gate alone: (cg_reject - armed) / (on - armed) (patched)",
-          ratio_in(pk, cost("sc_cg_reject", "sc_armed"), cost("sc_on", "sc_armed")),
-          None, "above the floor")]
-    o += table("3. A cgroup filter that rejects: rejected / recorded event",
-               "Cost of a rejected `sys_enter_getppid` over the cost of a "
-               "recorded one. Any enabled syscall event sets "
-               "`TIF_SYSCALL_TRACEPOINT` on every task, so every syscall "
-               "takes the slow entry path and runs the syscall tracepoint "
-               "before any filter can look at it: `sc_armed` (an event of "
-               "`getpid` enabled while the loop calls `getppid`) measures "
-               "that floor, which no filter can go below.", R)
+    o += section(
+        "4. Pipe ping-pong round trip with sched events recorded",
+        "`sched_switch`, `sched_waking` and `sched_wakeup` enabled in the "
+        "instance; the filter (when set) accepts both tasks. Instructions "
+        "per round trip.",
+        count_table(P, V, [
+            ("nothing enabled: `pp_off`", "K.pp_off", "floor"),
+            ("armed: the sched events soft-disabled here: `pp_ev_soft`", "K.pp_ev_soft", "floor"),
+            ("recorded, no filter: `pp_ev_off`", "K.pp_ev_off", ""),
+            ("recorded, cgroup filter: `pp_ev_cg`", "K.pp_ev_cg", ""),
+            ("recorded, pid filter: `pp_ev_pid`", "K.pp_ev_pid", ""),
+            ("cgroup filter / no filter", "K.pp_ev_cg / K.pp_ev_off", "target <= 1.02"),
+            ("pid filter / no filter", "K.pp_ev_pid / K.pp_ev_off", "target <= 1.02"),
+            ("cgroup filter: instructions above no filter", "K.pp_ev_cg - K.pp_ev_off", ""),
+            ("pid filter: instructions above no filter", "K.pp_ev_pid - K.pp_ev_off", "")]))
 
-    R = [("cgroup filter / none (patched)",
-          ratio_in(pk, lambda s: s["pp_cg"], lambda s: s["pp_off"]), 1.05, None),
-         ("cgroup filter (patched) / set_event_pid (vanilla), each in "
-          "unfiltered round trips of its boot",
-          ratio_xx(pk, norm(lambda s: s["pp_cg"], "pp_off"),
-                   vk, norm(lambda s: s["pp_pid"], "pp_off")), 1.0, None),
-         ("the same, normalised by the user loop instead",
-          ratio_xx(pk, norm(lambda s: s["pp_cg"], "pp_user"),
-                   vk, norm(lambda s: s["pp_pid"], "pp_user")), None, None),
-         ("breakdown: sched_switch probes only (`set_ftrace_cgroup`) / "
-          "none (patched)",
-          ratio_in(pk, lambda s: s["pp_fcg"], lambda s: s["pp_off"]), None,
-          "breakdown"),
-         ("set_event_pid / none (patched)",
-          ratio_in(pk, lambda s: s["pp_pid"], lambda s: s["pp_off"]), None, None),
-         ("set_event_pid / none (vanilla)",
-          ratio_in(vk, lambda s: s["pp_pid"], lambda s: s["pp_off"]), None, None),
-         ("set_event_pid, patched / vanilla, normalised",
-          ratio_x(pk, vk, norm(lambda s: s["pp_pid"], "pp_user")), None, None)]
-    o += table("4. Context-switch cost (pipe ping-pong round trip)",
-               "Both tasks in the filtered cgroup (or both pids listed); no "
-               "event enabled, so the ratio is the filter's sched probes. "
-               "A round trip is two switches and two wakeups: with an event "
-               "list (`set_event_cgroup`, `set_event_pid`) that is 12 probe "
-               "calls (pre and post of `sched_switch` twice, of "
-               "`sched_waking` and `sched_wakeup` twice each), on vanilla "
-               "as on patched; a function-tracer list "
-               "(`set_ftrace_cgroup`) needs only the 4 switch probes, which "
-               "the breakdown row measures. The patched/vanilla row divides "
-               "each round trip by the unfiltered round trip (`pp_off`) of "
-               "the same round and boot, the same code on both kernels with "
-               "the static key off, so the host's boot-to-boot speed "
-               "cancels.", R)
+    o += section(
+        "5. Pipe ping-pong round trip, no event: the filters' switch work",
+        "No event enabled anywhere, so what a filter adds is its own work "
+        "at the switches and wakeups. `set_ftrace_cgroup` (a "
+        "function-tracer list) has only sched_switch probes: a breakdown.",
+        count_table(P, V, [
+            ("nothing enabled: `pp_off`", "K.pp_off", "floor"),
+            ("cgroup filter: `pp_cg`", "K.pp_cg", ""),
+            ("pid filter: `pp_pid`", "K.pp_pid", ""),
+            ("set_ftrace_cgroup: `pp_fcg`", "K.pp_fcg", "breakdown"),
+            ("cgroup / none", "K.pp_cg / K.pp_off", "target <= 1.02"),
+            ("pid / none", "K.pp_pid / K.pp_off", "target <= 1.02"),
+            ("cgroup: instructions per round trip", "K.pp_cg - K.pp_off", ""),
+            ("pid: instructions per round trip", "K.pp_pid - K.pp_off", ""),
+            ("set_ftrace_cgroup: instructions per round trip", "K.pp_fcg - K.pp_off", "")]))
 
-    R = [("per switch: 1024 cgroups / 1 (patched)",
-          ratio_in(pk, lambda s: s["pp_cg1024"], lambda s: s["pp_cg"]), 1.05, None),
-         ("per switch: 1024 pids / 1 (patched)",
-          ratio_in(pk, lambda s: s["pp_pid1024"], lambda s: s["pp_pid"]), 1.05, None),
-         ("per switch: 1024 pids / 1 (vanilla)",
-          ratio_in(vk, lambda s: s["pp_pid1024"], lambda s: s["pp_pid"]), None, None),
-         ("per event: 1024 cgroups / 1 (patched)",
-          ratio_in(pk, cost("sc_cg1024"), cost("sc_cg_match")), 1.05, None),
-         ("per event: 1024 pids / 1 (patched)",
-          ratio_in(pk, cost("sc_pid1024"), cost("sc_pid_match")), 1.05, None),
-         ("per event: 1024 pids / 1 (vanilla)",
-          ratio_in(vk, cost("sc_pid1024"), cost("sc_pid_match")), None, None)]
-    o += table("5. Scale: 1024 entries in the filter / 1",
-               "The 1024-cgroup list holds the task's cgroup and 1023 empty "
-               "ones; the 1024-pid list the two tasks and 1022 other pids.", R)
+    o += section(
+        "6. 1024 cgroups or pids listed / 1",
+        "The 1024-cgroup list holds the task's cgroup and 1023 empty ones; "
+        "the 1024-pid list the two tasks and 1022 other pids. Per event: "
+        "event cost above the bare syscall; per switch: round trip, no "
+        "event.",
+        count_table(P, V, [
+            ("event, cgroups: 1024 / 1", "(K.sc_cg1024 - K.sc_off) / (K.sc_cg_match - K.sc_off)", ""),
+            ("event, pids: 1024 / 1", "(K.sc_pid1024 - K.sc_off) / (K.sc_pid_match - K.sc_off)", ""),
+            ("switch, cgroups: 1024 / 1", "K.pp_cg1024 / K.pp_cg", ""),
+            ("switch, pids: 1024 / 1", "K.pp_pid1024 / K.pp_pid", ""),
+            ("event, cgroups: 1024 - 1 (instructions)", "K.sc_cg1024 - K.sc_cg_match", ""),
+            ("event, pids: 1024 - 1 (instructions)", "K.sc_pid1024 - K.sc_pid_match", ""),
+            ("switch, cgroups: 1024 - 1 (instructions)", "K.pp_cg1024 - K.pp_cg", ""),
+            ("switch, pids: 1024 - 1 (instructions)", "K.pp_pid1024 - K.pp_pid", "")]))
 
-    if has_markers:
-        R = [("B+E via user_events / two trace_marker writes",
-              ratio_in(pk, lambda s: s["mk_pair_ue"], lambda s: s["mk_pair_tm"]),
-              1.15, None),
-             ("per record: 16-record write / single-record writes",
-              ratio_in(pk, lambda s: s["mk_batch16"] / 16, lambda s: s["mk_single"]),
-              0.3, None),
-             ("dropped by the rate limit / recorded (per 16-record write, "
-              "minus markers disabled)",
-              ratio_diff(pk, cost("mk_batch16_drop", "mk_batch16_off"),
-                         cost("mk_batch16", "mk_batch16_off")), 0.2, None),
-             ("floor: 16-record write with `user_markers` disabled (parse "
-              "and checks only), per record / single-record write",
-              ratio_in(pk, lambda s: s["mk_batch16_off"] / 16,
-                       lambda s: s["mk_single"]), None, "floor"),
-             ("one `C` record via user_events / one trace_marker write",
-              ratio_in(pk, lambda s: s["mk_single"],
-                       lambda s: s["mk_pair_tm"] / 2), None, "breakdown")]
-        intro = ("Total time per operation for the first two (what a writer "
-                 "pays, syscall included); for the rate limit the marginal "
-                 "cost above the same write with `user_markers` disabled "
-                 "(median of the differences over all rounds, divided; "
-                 "min-max per boot), the limit set to `1 1` so that nearly "
-                 "every record is dropped.")
-    else:
-        R = [("B+E via user_events / two trace_marker writes", None, 1.15,
-              "skipped: kernel has no user_events"),
-             ("per record: 16-record write / single-record writes", None, 0.3,
-              "skipped: kernel has no user_events"),
-             ("dropped by the rate limit / recorded", None, 0.2,
-              "skipped: kernel has no user_events")]
-        intro = None
-    o += table("6. Markers", intro, R)
+    inst_rows = [("no other instance: `pp_off`", "K.pp_off", "floor")]
+    for k in (1, 4, 16, 64):
+        inst_rows.append(("%d instance%s: `pp_inst%d`" % (k, "s" if k > 1 else "", k),
+                          "K.pp_inst%d" % k, ""))
+    for k in (1, 4, 16, 64):
+        inst_rows.append(("%d / none" % k, "K.pp_inst%d / K.pp_off" % k,
+                          "target <= 1.10" if k == 16 else ""))
+    for k in (1, 4, 16, 64):
+        inst_rows.append(("%d: instructions per round trip, per instance" % k,
+                          "(K.pp_inst%d - K.pp_off) / %d" % (k, k), ""))
+    inst_rows.append(("slope 16 to 64: instructions per added instance",
+                      "(K.pp_inst64 - K.pp_inst16) / 48", ""))
+    intro = ("K more instances, each with its own `set_event_cgroup` "
+             "naming a different cgroup; the ping-pong tasks live in the "
+             "cgroup of the first. No event enabled anywhere: only the "
+             "filters' switch and wakeup work.")
+    slope, _ = evaluate("(P.pp_inst64 - P.pp_inst16) / 48", P=P)
+    one, _ = evaluate("P.pp_inst1 - P.pp_off", P=P)
+    if slope is not None and one is not None:
+        intro += (" On the patched kernel the first filtering instance adds "
+                  "%s instructions per round trip and every further one "
+                  "about %s (the slope from 16 to 64): %s." %
+                  (fmt_n(one), fmt_n(slope),
+                   "the switch work grows with the number of filtering "
+                   "instances" if slope > 5 else
+                   "the switch work does not grow with the number of "
+                   "filtering instances"))
+    o += section("7. K instances, each filtering its own cgroup", intro,
+                 count_table(P, V, inst_rows, vanilla=False))
 
-    o += ["", "## 7. Memory", "",
-          "Measured in the first boot of each kernel: the %s. The kernel "
-          "uses SLOB, whose Slab counts whole pages: allocations below a "
-          "page can hide in partly used pages, so a small list may show "
-          "0; the 8 instances make the larger ones add up to pages." %
-          pk.info.get("memory_method", "?"), "",
+    o += section(
+        "8. Markers: `B` + `E` via user_events / two trace_marker writes",
+        "Instructions per pair of writes, syscalls included (what the "
+        "writer pays). Floors: the same pair with `user_markers` disabled "
+        "in the instance (parsing and checks only), and with the events "
+        "soft-disabled (armed). trace_marker is what the pair must at "
+        "least pay: two writes of a record into the ring buffer.",
+        count_table(P, V, [
+            ("two write(2) of the same bytes to /dev/null: `mk_pair_null`",
+             "K.mk_pair_null", "floor: the syscalls"),
+            ("two trace_marker writes: `mk_pair_tm`", "K.mk_pair_tm", "floor"),
+            ("two trace_marker writes above the syscalls", "K.mk_pair_tm - K.mk_pair_null", ""),
+            ("B + E, user_markers disabled: `mk_pair_ue_off`", "K.mk_pair_ue_off", "floor"),
+            ("B + E, events soft-disabled: `mk_pair_ue_soft`", "K.mk_pair_ue_soft", "floor"),
+            ("B + E recorded: `mk_pair_ue`", "K.mk_pair_ue", ""),
+            ("B + E / two trace_marker writes", "K.mk_pair_ue / K.mk_pair_tm", "target <= 1.3"),
+            ("B + E above two trace_marker writes", "K.mk_pair_ue - K.mk_pair_tm", ""),
+            ("B + E disabled, above the syscalls (parsing, checks)",
+             "K.mk_pair_ue_off - K.mk_pair_null", ""),
+            ("recording B + E, above user_markers disabled", "K.mk_pair_ue - K.mk_pair_ue_off", ""),
+            ("the target: 1.3 x two trace_marker writes", "K.mk_pair_tm * 1.3", "")]))
+
+    o += section(
+        "9. Markers: per record, 16-record write / single-record write",
+        "A 16-record write holds 16 `C` (counter) records; per-record "
+        "figures are the write's count / 16.",
+        count_table(P, V, [
+            ("single record recorded: `mk_single`", "K.mk_single", ""),
+            ("single record, user_markers disabled: `mk_single_off`", "K.mk_single_off", "floor"),
+            ("single record, soft-disabled: `mk_single_soft`", "K.mk_single_soft", "floor"),
+            ("16-record write, per record: `mk_batch16` / 16", "K.mk_batch16 / 16", ""),
+            ("16-record write disabled, per record: `mk_batch16_off` / 16", "K.mk_batch16_off / 16",
+             "floor; target <= 150"),
+            ("16-record write soft-disabled, per record", "K.mk_batch16_soft / 16", "floor"),
+            ("16-record write, rate limit dropping, per record", "K.mk_batch16_drop / 16", ""),
+            ("per record: batch / single", "(K.mk_batch16 / 16) / K.mk_single", "target <= 0.35"),
+            ("the target per record: 0.35 x `mk_single`", "K.mk_single * 0.35", ""),
+            ("recording a record, above disabled (batch, per record)",
+             "(K.mk_batch16 - K.mk_batch16_off) / 16", ""),
+            ("one `C` record / one trace_marker write", "K.mk_single / (K.mk_pair_tm / 2)", ""),
+            ("one write(2) to /dev/null: `mk_pair_null` / 2", "K.mk_pair_null / 2", "the syscall")],
+            vanilla=False))
+
+    o += ["", "## 10. Memory", "",
+          "Measured in the first boot of each kernel: the %s. SLOB counts "
+          "whole pages: a small list may show 0." %
+          P.info.get("memory_method", "?"), "",
           "| quantity | patched | vanilla |", "|---|---|---|"]
 
     def mem(k, key):
@@ -614,62 +692,73 @@ def main():
 
     for key, what in [("cg_list_1", "set_event_cgroup, 1 cgroup (bytes)"),
                       ("cg_list_1024", "set_event_cgroup, 1024 cgroups (bytes)"),
-                      ("cg_per_entry", "bytes per listed cgroup ((1024 - 1) / 1023)"),
+                      ("cg_per_entry", "bytes per listed cgroup"),
                       ("pid_list_1", "set_event_pid, 1 pid (bytes)"),
                       ("pid_list_1024", "set_event_pid, 1024 pids (bytes)"),
                       ("pid_per_entry", "bytes per listed pid"),
                       ("marker_per_thread", "marker span state per thread "
                        "(128 threads with one open span)")]:
-        o.append("| %s | %s | %s |" % (what, mem(pk, key), mem(vk, key)))
-    if not has_markers:
-        o.append("")
-        o.append("Marker state per thread: skipped: kernel has no user_events.")
-    o += ["", "Documented (cgroup-filter.rst): a list of N cgroups takes N "
-          "pointers and a hash table of 2N to 4N 64-bit ids (24-40 bytes "
-          "per cgroup plus allocator rounding); each instance has 24 bytes "
-          "of per-CPU state. 6.1's pid list (`kernel/trace/pid_list.c`, unchanged here) "
-          "preallocates 6 upper and 6 lower chunks of 2 KiB per list (a "
-          "lower chunk is the bitmap of 16384 pids), so pids close together "
-          "cost nothing more than the list's fixed ~24 KiB; the 1024 pids "
-          "measured here are clustered, as real pids are."]
+        o.append("| %s | %s | %s |" % (what, mem(P, key), mem(V, key)))
 
-    ic = insn_counts(("trace_event_buffer_reserve",
-                      "trace_event_ignore_this_pid",
-                      "__trace_trigger_soft_disabled"))
-    if ic:
-        o += ["", "## The event gate's code (static, objdump)", "",
-              "Instructions (bytes) of the functions on the per-event "
-              "filter path in each measured `vmlinux`; with no list set "
-              "the patched gate is a static branch not taken.", "",
-              "| function | patched | vanilla |", "|---|---|---|"]
-        for f in ("trace_event_buffer_reserve", "trace_event_ignore_this_pid",
-                  "__trace_trigger_soft_disabled"):
-            cell = lambda v: ("%d (%d B)" % ic[(v, f)]) if (v, f) in ic else "-"
-            o.append("| `%s` | %s | %s |" % (f, cell("cgtrace"), cell("vanilla")))
+    # Secondary: wall time
+    PW, VW = kernels(raw, wall=True)
+    if PW.per_boot or VW.per_boot:
+        o += ["", "## Wall time (secondary)", "",
+              "The same cases timed without icount (%d patched, %d vanilla "
+              "boots): nanoseconds per operation, the fastest sub-batch of "
+              "all rounds. Under TCG these move by tens of "
+              "percent from boot to boot; no verdict is taken from them." %
+              (len(PW.per_boot), len(VW.per_boot)), "",
+              "| case | patched ns | vanilla ns |", "|---|---|---|"]
+        for c in P.samples:
+            p = fmt_n(getattr(PW, c)) if PW.has(c) else "-"
+            v = fmt_n(getattr(VW, c)) if VW.has(c) else "-"
+            o.append("| `%s` | %s | %s |" % (c, p, v))
 
-    o += ["", "## All cases (ns per operation)", "",
-          "Absolute times under TCG, for reference only; *events/op* is "
-          "what the instance's CPU 0 buffer received per operation "
-          "(1 = recorded, 0 = filtered), a check that each case does what "
-          "it says.", ""]
-    cases = []
-    for k in (pk, vk):
-        for b in k.boots:
-            for c in b:
-                if c not in cases:
-                    cases.append(c)
-    o += abs_table([pk, vk], cases)
+    o += ["", "## All cases (%s per operation)" % unit, "",
+          "The figure is the smallest sample. *spread*: (max - min) / min "
+          "of the case's samples over all rounds and boots of the kernel; "
+          "*boots*: the same over the per-boot figures; *events/op*: what the instance's buffer "
+          "received per operation (1 recorded, 0 filtered), a check that "
+          "each case does what it says.", "",
+          "| case | patched | spread | boots | events/op | vanilla | spread | boots | events/op |",
+          "|---|---|---|---|---|---|---|---|---|"]
+
+    def pct(x):
+        return "-" if x is None else "%.3f%%" % (x * 100)
+
+    def evs(k, c):
+        e = k.events.get(c)
+        return "%.2f" % statistics.median(e) if e else "-"
+
+    cases = list(P.samples) + [c for c in V.samples if c not in P.samples]
+    for c in cases:
+        row = ["`%s`" % c]
+        for k in (P, V):
+            if k.has(c):
+                row += [fmt_n(getattr(k, c)), pct(k.spread(c)),
+                        pct(k.boot_spread(c)), evs(k, c)]
+            else:
+                row += ["-", "-", "-", "-"]
+        o.append("| " + " | ".join(row) + " |")
     reasons = {}
-    for k in (pk, vk):
+    for k in (P, V):
         for c, why in k.skips.items():
             reasons.setdefault((k.name, why), []).append(c)
     if reasons:
         o += ["", "Skipped: " + "; ".join(
             "on %s, %s (%s)" % (kn, ", ".join("`%s`" % c for c in cs), why)
             for (kn, why), cs in sorted(reasons.items())) + "."]
-    o[setup_end:setup_end] = summary(pk, vk)
     print("\n".join(o))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    a = sys.argv[1:]
+    if len(a) == 2 and a[0] == "--check":
+        sys.exit(check(a[1]))
+    if len(a) == 2 and a[0] == "--cases" and a[1] in ("P", "V"):
+        sys.exit(list_cases(a[1]))
+    if len(a) == 1 and not a[0].startswith("-"):
+        sys.exit(main(a[0]))
+    sys.exit(__doc__)

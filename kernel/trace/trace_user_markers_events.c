@@ -272,9 +272,12 @@ __used __section("_ftrace_events") = &um_call_##_name
 
 UM_EVENT(UM_BEGIN, begin, begin,
 	 "\"%s depth=%u tgid=%d\", __get_str(name), REC->depth, REC->tgid");
-/* The same line as um_output() prints, for tools that read the format */
+/*
+ * The same line as um_output() prints, for tools that read the format
+ * (libtraceevent needs the parentheses: it does not chain / and %).
+ */
 UM_EVENT(UM_END, end, end,
-	 "\"%s depth=%u dur=%llu.%03llums cpu=%llu.%03llums%s%s%s tgid=%d\", __get_str(name), REC->depth, REC->duration_ns / 1000000, REC->duration_ns / 1000 % 1000, REC->cpu_ns / 1000000, REC->cpu_ns / 1000 % 1000, REC->flags & 1 ? \" unmatched\" : \"\", REC->flags & 2 ? \" exited\" : \"\", REC->flags & 4 ? \" untracked\" : \"\", REC->tgid");
+	 "\"%s depth=%u dur=%llu.%03llums cpu=%llu.%03llums%s%s%s tgid=%d\", __get_str(name), REC->depth, REC->duration_ns / 1000000, (REC->duration_ns / 1000) % 1000, REC->cpu_ns / 1000000, (REC->cpu_ns / 1000) % 1000, REC->flags & 1 ? \" unmatched\" : \"\", REC->flags & 2 ? \" exited\" : \"\", REC->flags & 4 ? \" untracked\" : \"\", REC->tgid");
 UM_EVENT(UM_COUNTER, counter, counter,
 	 "\"%s=%lld tgid=%d\", __get_str(name), REC->value, REC->tgid");
 UM_EVENT(UM_ASYNC_BEGIN, async_begin, async,
