@@ -8,8 +8,11 @@
 # make kernel          patched production kernel   (build/obj/cgtrace)
 # make kernel-debug    patched debug kernel        (build/obj/debug)
 # make kernel-vanilla  Debian's 6.1, same config   (build/obj/vanilla)
-# make kernel-nofilter debug, cgroup filter off     (build/obj/nofilter)
+# make kernel-nofilter patched, cgroup filter off   (build/obj/nofilter)
 # make selftests       build the C kselftests      (build/selftests)
+# make tools           cgtrace, its plugin, toy_gc (build/tools)
+# make tools-multihost two guests, one trace-cmd listen, merged report
+# make tools-rss       export's peak memory against trace size
 # make series          kernel changes as patches for upstream (build/series/out)
 # make mutants         break the code on purpose, the tests must fail (build/mutants)
 # make deps            install the Debian packages the project needs
@@ -28,7 +31,7 @@ SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftest
 all: kernel selftests
 
 help:
-	@sed -n '3,17s/^# //p' Makefile
+	@sed -n '3,19s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -58,6 +61,17 @@ $(BUILD)/selftests/%: selftests/c/%.c selftests/c/*.h tools/tracing/cgtrace/user
 # tools: cgtrace, its trace-cmd plugin and the toy_gc example, into build/tools.
 tools: selftests
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/
+
+# tools-multihost: two guests (vm-run --net) send their recordings to a
+# trace-cmd listen on this host, in a network namespace of its own; the
+# merged report must hold both, in order (root). tools-rss: the export's
+# peak memory on a 10 s and a 150 s (about 1 GB) marker flood.
+.PHONY: tools-multihost tools-rss
+tools-multihost: tools
+	selftests/tools/multihost
+
+tools-rss: tools
+	selftests/tools/export-rss
 
 # install: make install [PREFIX=/usr/local] [PLUGIN_DIR=...] (see
 # tools/tracing/cgtrace/Makefile: the plugin goes to libtraceevent's own

@@ -307,9 +307,11 @@ def check(raw):
 def list_cases(kernel):
     seen = []
     for b in read_bounds():
-        for c in cases_of(b["value"], "P" if kernel == "P" else "V"):
-            if c not in seen:
-                seen.append(c)
+        exprs = [b["value"]] + ([b["floor"]] if b.get("floor") else [])
+        for e in exprs:
+            for c in cases_of(e, "P" if kernel == "P" else "V"):
+                if c not in seen:
+                    seen.append(c)
     print(",".join(seen))
     return 0
 

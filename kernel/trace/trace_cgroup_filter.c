@@ -81,16 +81,17 @@ static bool cgset_matches(const struct trace_cgroup_set *set,
 }
 
 /**
- * trace_cgroup_rej - the cgroup rules of @f that reject tasks of @cgrp
+ * trace_cgroup_rej - the cgroup rules of @f that reject @task
  * @f: the instance's context filter
- * @cgrp: a task's cgroup v2 cgroup
+ * @task: a task being switched in, woken, or running on this CPU
  *
  * Context: an RCU-sched read section (sched probes, IPIs).
  *
  * Return: CTX_REJ_*_CG and CTX_REJ_*_NOCG bits.
  */
-u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct cgroup *cgrp)
+u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task)
 {
+	struct cgroup *cgrp = task_dfl_cgroup(task);
 	u8 rej = 0;
 	int i;
 

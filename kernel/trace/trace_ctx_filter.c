@@ -30,8 +30,6 @@
 #include <linux/cpumask.h>
 #include <linux/irqflags.h>
 #include <linux/mutex.h>
-#include <linux/pid.h>
-#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/trace_ctx_filter.h>
@@ -85,6 +83,16 @@ static u8 ctx_probes;			/* CTX_PROBE_*, event_mutex */
  */
 static atomic64_t trace_ctx_gen = ATOMIC64_INIT(1);
 
+/* The cgroup a verdict is cached for: a migration re-decides the task */
+static __always_inline u64 ctx_cgroup_id(struct task_struct *task)
+{
+#ifdef CONFIG_TRACE_CGROUP_FILTER
+	return cgroup_id(task_dfl_cgroup(task));
+#else
+	return 0;
+#endif
+}
+
 /* ctx_pid_rej - the pid rules of @f that reject @task */
 static u8 ctx_pid_rej(struct trace_ctx_filter *f, struct task_struct *task)
 {
@@ -123,18 +131,16 @@ static void ctx_decide_uncached(struct task_struct *task,
 {
 	unsigned long slots, ev = 0, evcg = 0, fn = 0;
 	struct trace_ctx_filter *f;
-	struct cgroup *cgrp;
 	unsigned int slot;
 	u8 rej;
 
 	slots = READ_ONCE(ctx_cg_slots);
 	if (slots) {
-		cgrp = task_dfl_cgroup(task);
 		for_each_set_bit(slot, &slots, CTX_SLOTS) {
 			f = rcu_dereference_sched(ctx_slot[slot]);
 			if (!f)
 				continue;
-			rej = trace_cgroup_rej(f, cgrp);
+			rej = trace_cgroup_rej(f, task);
 			if (rej & CTX_REJ_EV_CGROUP)
 				evcg |= BIT(slot);
 			if (rej & CTX_REJ_FN_CGROUP)
@@ -180,7 +186,7 @@ static __always_inline const struct trace_ctx_masks *
 ctx_decide(struct task_struct *task)
 {
 	u64 gen = atomic64_read_acquire(&trace_ctx_gen);
-	u64 id = READ_ONCE(ctx_cg_slots) ? cgroup_id(task_dfl_cgroup(task)) : 0;
+	u64 id = READ_ONCE(ctx_cg_slots) ? ctx_cgroup_id(task) : 0;
 	struct ctx_entry *e;
 
 	lockdep_assert_irqs_disabled();
@@ -435,7 +441,7 @@ static void ctx_set_files(struct trace_array *tr)
  * @tr: the instance
  * @file: one of its event files, new or existing
  *
- * Context: event_mutex held.
+ * Context: event_mutex held, or early boot (no filter yet).
  */
 void trace_ctx_filter_init_file(struct trace_array *tr,
 				struct trace_event_file *file)
@@ -443,7 +449,9 @@ void trace_ctx_filter_init_file(struct trace_array *tr,
 	struct trace_ctx_filter *f = tr->ctx_filter;
 	unsigned long bit = f ? f->ev_bit : 0;
 
-	lockdep_assert_held(&event_mutex);
+	/* Early boot adds the top level's events before it has a filter */
+	if (f)
+		lockdep_assert_held(&event_mutex);
 	/* The bit before the flag: a flagged file always has its bit. */
 	WRITE_ONCE(file->ctx_bit, bit);
 	if (bit)
@@ -559,31 +567,6 @@ void trace_ctx_filter_update(struct trace_array *tr)
 	mutex_lock(&event_mutex);
 	trace_ctx_filter_update_locked(tr);
 	mutex_unlock(&event_mutex);
-}
-
-/**
- * trace_pid_reused - does another task hold the pid number of @task now
- * @task: a task being freed (sched_process_free), its pid released
- *
- * A task's pid number is released when it is reaped, a grace period
- * before sched_process_free is called for it. A task forked in between may
- * already hold the number, and a pid list entry for it is the new task's.
- * A number that only lives on as a process group or session id of other
- * tasks is held by no task: it cannot be given to a new task while that
- * lasts.
- *
- * Return: true if a live task has the number of @task as its pid.
- */
-bool trace_pid_reused(struct task_struct *task)
-{
-	struct pid *pid;
-	bool reused;
-
-	rcu_read_lock();
-	pid = find_pid_ns(task->pid, &init_pid_ns);
-	reused = pid && pid_task(pid, PIDTYPE_PID);
-	rcu_read_unlock();
-	return reused;
 }
 
 #ifdef CONFIG_TRACE_CGROUP_FILTER

@@ -100,11 +100,10 @@ void trace_ctx_filter_init_file(struct trace_array *tr,
 				struct trace_event_file *file);
 void trace_ctx_filter_event_toggled(struct trace_event_file *file);
 void trace_ctx_pids_changed(void);
-bool trace_pid_reused(struct task_struct *task);
 
 /* Cgroup lists: trace_cgroup_filter.c (CONFIG_TRACE_CGROUP_FILTER). */
 #ifdef CONFIG_TRACE_CGROUP_FILTER
-u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct cgroup *cgrp);
+u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task);
 int trace_cgroup_filter_create_files(struct trace_array *tr,
 				     struct dentry *parent);
 void trace_cgroup_filter_clear(struct trace_array *tr);
@@ -112,7 +111,7 @@ u8 trace_cgroup_rules(struct trace_ctx_filter *f);
 bool trace_ctx_function_cgroups(struct trace_array *tr);
 #else
 static inline u8 trace_cgroup_rej(struct trace_ctx_filter *f,
-				  struct cgroup *cgrp)
+				  struct task_struct *task)
 {
 	return 0;
 }

@@ -36,13 +36,37 @@ grep -qE '^set_event_cgroup +\(not in this kernel\)' "$work/out" || fail "show o
 pass "a kernel without the cgroup files is named with its config option"
 
 expect_error 'trace-cmd is not installed' env PATH=/nonexistent "$CGTRACE" run -q -- true
-pass "a missing trace-cmd is reported"
+ls -d $T/instances/cgtrace-* $CG/cgtrace-run-* 2>/dev/null && fail "a run without trace-cmd left an instance or cgroup"
+pass "a missing trace-cmd is reported, nothing is left behind"
 
 expect_error 'no permission' setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$CGTRACE" show
 pass "a user without permission is told to run as root"
 
-expect_error 'unknown command' "$CGTRACE" frobnicate
+# one convention: usage errors exit 2, other errors 1
+expect_status() { # status command...
+	local want=$1 rc
+	shift
+	"$@" >"$work/out" 2>&1
+	rc=$?
+	[ "$rc" = "$want" ] || { cat "$work/out"; fail "'$*' exited $rc, want $want"; }
+}
+expect_status 2 "$CGTRACE"
+expect_status 2 "$CGTRACE" frobnicate
+grep -q 'unknown command' "$work/out" || fail "no 'unknown command' message"
+expect_status 2 "$CGTRACE" record --no-such-option
+expect_status 2 "$CGTRACE" record -P notapid
+expect_status 2 "$CGTRACE" run
+expect_status 2 "$CGTRACE" run --cgroup x -- true
+grep -q -- '--name' "$work/out" || fail "run --cgroup: no hint at --name"
+expect_status 2 "$CGTRACE" show -x
+expect_status 2 "$CGTRACE" reset a b
+expect_status 2 "$CGTRACE" report --by nope
+expect_status 2 "$CGTRACE" export -i x.dat
+expect_status 1 "$CGTRACE" show no_such_instance
+expect_status 1 "$CGTRACE" report -i "$work/none.dat"
 "$CGTRACE" record --help | grep -q '^usage: cgtrace record' || fail "record --help"
-pass "usage errors"
+"$CGTRACE" --help | grep -q 'exit status: 0 success, 1 error, 2 usage error' ||
+	fail "the convention is not in cgtrace --help"
+pass "usage errors exit 2, other errors 1"
 exit 0

@@ -65,7 +65,7 @@ grep -q "no buffer \"nosuch\".*it has: top, $inst" "$work/rep.err" ||
 	{ cat "$work/rep.err"; fail "report --buffer nosuch: no list of the buffers"; }
 "$CGTRACE" export --chrome "$work/gc.json" -i "$work/gc.dat" 2>"$work/exp.err" ||
 	{ cat "$work/exp.err"; fail "cgtrace export found no markers in the instance buffer"; }
-n=$(grep -c '"ph":"X","name":"gc"' "$work/gc.json")
+n=$(grep -c '"ph":"B","name":"gc"' "$work/gc.json")
 [ "$n" -ge 4 ] || fail "export: $n gc spans, expected at least 4"
 pass "report and export read the markers of the cgtrace run instance"
 

@@ -100,15 +100,31 @@ ev = json.load(open(sys.argv[1]))['traceEvents']
 def check(ok, what):
     if not ok:
         print('FAIL: export:', what); sys.exit(1)
+# spans: B/E pairs per thread (an E closes the innermost B), args merged
+spans, stacks = [], {}
+for e in ev:
+    key = (e['pid'], e['tid'])
+    if e['ph'] == 'B':
+        stacks.setdefault(key, []).append(e)
+    elif e['ph'] == 'E':
+        check(stacks.get(key), 'an E without a B on its thread: %s' % e)
+        b = stacks[key].pop()
+        check(e['ts'] >= b['ts'], 'E before its B: %s' % e)
+        spans.append(dict(b, ph='span', dur=e['ts'] - b['ts'],
+                          args=dict(b.get('args', {}), **e.get('args', {}))))
+check(not any(stacks.values()), 'B events never ended')
 def one(ph, name):
-    l = [e for e in ev if e['ph'] == ph and e['name'] == name]
+    l = [e for e in (spans if ph == 'span' else ev) if e['ph'] == ph and e['name'] == name]
     check(len(l) == 1, '%d %s events named %s' % (len(l), ph, name))
     return l[0]
-o, i = one('X', 'outer'), one('X', 'inner')
+o, i = one('span', 'outer'), one('span', 'inner')
 check(o['tid'] == i['tid'] and o['pid'] == i['pid'], 'inner and outer on one thread')
 check(o['ts'] <= i['ts'] and i['ts'] + i['dur'] <= o['ts'] + o['dur'] + 0.001,
       'inner nested in outer')
 check(i['dur'] >= 50000, 'inner dur >= 50000 us: %s' % i['dur'])
+# (the kernel measures the span between nearby points, not the records)
+check(abs(i['dur'] * 1000 - i['args']['duration_ns']) < max(1e5, i['args']['duration_ns'] / 100),
+      'B/E times agree with duration_ns: %s us, %s ns' % (i['dur'], i['args']['duration_ns']))
 check(i['args']['cpu_ns'] < i['args']['duration_ns'] / 2, 'inner cpu_ns far below duration_ns')
 check(i['args']['depth'] == 1 and o['args']['depth'] == 0, 'depths 0 and 1')
 c = [e['args']['value'] for e in ev if e['ph'] == 'C' and e['name'] == 'queue']
@@ -128,7 +144,7 @@ if "$CGTRACE" report --by cgroup -i "$F" > /dev/null 2> cg.err; then
 	fail "--by cgroup without $F.cgroups succeeded"
 fi
 grep -q "cgroups" cg.err || fail "--by cgroup: no message about $F.cgroups"
-tid=$(python3 -c 'import json,sys; print([e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["name"]=="outer"][0]["tid"])' out.json)
+tid=$(python3 -c 'import json,sys; print([e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("name")=="outer"][0]["tid"])' out.json)
 echo "$tid /test/writer.scope" > "$F.cgroups"
 "$CGTRACE" report --by cgroup -i "$F" > cg.txt || fail "--by cgroup with a map"
 grep -q '^/test/writer.scope *outer ' cg.txt || fail "--by cgroup: outer not under /test/writer.scope"
@@ -138,7 +154,7 @@ grep -q '^/test/writer.scope *outer ' cg.txt || fail "--by cgroup: outer not und
 python3 - wall.json "$F.clock" <<'EOF' || exit 1
 import json, sys
 ev = json.load(open(sys.argv[1]))['traceEvents']
-o = [e for e in ev if e['name'] == 'outer'][0]
+o = [e for e in ev if e.get('name') == 'outer'][0]
 real = [int(l.split()[1]) / 1000 for l in open(sys.argv[2])]
 if not real[0] - 1e6 <= o['ts'] <= real[1] + 1e6:
     print('FAIL: --wall: outer at %f us, recording ran %f..%f' % (o['ts'], real[0], real[1]))
@@ -155,7 +171,7 @@ trace-cmd record -q --date -e user_markers -o date.dat sh -c \
 "$CGTRACE" export --wall --chrome date.json -i date.dat || fail "export --wall of a --date trace"
 python3 - date.json "$now" <<'EOF' || exit 1
 import json, sys
-o = [e for e in json.load(open(sys.argv[1]))['traceEvents'] if e['name'] == 'dated'][0]
+o = [e for e in json.load(open(sys.argv[1]))['traceEvents'] if e.get('name') == 'dated'][0]
 if abs(o['ts'] / 1e6 - int(sys.argv[2])) > 30:
     print('FAIL: --date: dated span at %f s, started at %s' % (o['ts'] / 1e6, sys.argv[2]))
     sys.exit(1)

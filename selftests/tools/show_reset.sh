@@ -1,7 +1,8 @@
 #!/bin/bash
 # description: cgtrace show prints every pid and cgroup filter, the fork
-#   options and the marker settings of an instance; cgtrace reset clears
-#   them all and writes the documented user_events_rate default.
+#   options and the marker settings of an instance, needing read access
+#   only (a member of tracefs's gid= group); cgtrace reset clears them all
+#   and writes the documented user_events_rate default.
 # requires: set_event_cgroup
 . "$(dirname "$0")/testlib"
 [ -e $T/set_event_cgroup ] || skip "kernel has no set_event_cgroup"
@@ -50,6 +51,30 @@ else
 fi
 pass "show prints ${#files[@]} settings"
 
+# read access is enough: a member of the group tracefs is mounted with
+if command -v setpriv >/dev/null; then
+	opts=$(awk '$2 == "/sys/kernel/tracing" { print $4 }' /proc/mounts)
+	gid=$(echo "$opts" | tr , '\n' | sed -n 's/^gid=//p')
+	mode=$(echo "$opts" | tr , '\n' | sed -n 's/^mode=//p')
+	trap 'mount -o remount,gid=${gid:-0},mode=${mode:-700} $T; rmdir $i 2>/dev/null; cleanup' EXIT
+	as_member() {
+		setpriv --reuid=65534 --regid=65534 --groups=4242 --inh-caps=-all "$@"
+	}
+	as_member "$CGTRACE" show cgt_show >"$work/show_ro" 2>&1 &&
+		fail "show succeeded for a user outside tracefs's group"
+	mount -o remount,gid=4242,mode=0750 $T || fail "cannot remount tracefs with gid=4242"
+	as_member "$CGTRACE" show cgt_show >"$work/show_ro" 2>&1 ||
+		{ cat "$work/show_ro"; fail "show failed for a member of tracefs's group"; }
+	grep -qE '^set_event_cgroup +/cgt-s1$' "$work/show_ro" ||
+		{ cat "$work/show_ro"; fail "show as a group member: set_event_cgroup not read"; }
+	as_member "$CGTRACE" reset cgt_show >"$work/reset_ro" 2>&1 &&
+		fail "reset succeeded for a group member (it must need write access)"
+	grep -q 'no permission' "$work/reset_ro" || { cat "$work/reset_ro"; fail "reset: no permission message"; }
+	[ -n "$(cat $i/set_event_cgroup)" ] || fail "a refused reset changed set_event_cgroup"
+	mount -o remount,gid=${gid:-0},mode=${mode:-700} $T
+	pass "show needs read access only (group gid=4242), reset refuses and changes nothing"
+fi
+
 "$CGTRACE" reset cgt_show || fail "reset exited with $?"
 for f in set_event_pid set_event_notrace_pid set_ftrace_pid set_ftrace_notrace_pid \
 	 set_event_cgroup set_event_notrace_cgroup set_ftrace_cgroup set_ftrace_notrace_cgroup; do
@@ -69,6 +94,7 @@ grep -qE '^set_event_cgroup +\(empty\)$' "$work/show2" || fail "show after reset
 pass "reset clears every filter and option"
 
 "$CGTRACE" show | grep -q '^instance: top' || fail "show without argument is not the top level"
+"$CGTRACE" show -B cgt_show | grep -q '^instance: cgt_show' || fail "show -B NAME (trace-cmd's way)"
 "$CGTRACE" show no_such_instance 2>"$work/err" && fail "show of a missing instance succeeded"
 grep -q 'no tracing instance named no_such_instance' "$work/err" || fail "missing instance message"
 pass "top level by default; a missing instance is an error"

@@ -23,26 +23,10 @@ static const struct subcommand subcommands[] = {
 	{ "reset",  cmd_reset,  "clear the pid and cgroup filters of an instance" },
 	{ "report", cmd_report, "print the marker spans of a trace.dat" },
 	{ "export", cmd_export, "convert a trace.dat (e.g. to Chrome JSON)" },
-	/* internal: run by trace-cmd on behalf of "cgtrace run" */
+	/* internal: run by trace-cmd on behalf of "cgtrace record" and "run" */
 	{ "__exec", cmd_exec_helper, NULL },
 	{ NULL },
 };
-
-/*
- * The report and export subcommands live in report.c and export.c; these
- * weak fallbacks keep the tool linking while those files are absent.
- */
-__attribute__((weak)) int cmd_report(int argc, char **argv)
-{
-	fprintf(stderr, "cgtrace: report: not built\n");
-	return 1;
-}
-
-__attribute__((weak)) int cmd_export(int argc, char **argv)
-{
-	fprintf(stderr, "cgtrace: export: not built\n");
-	return 1;
-}
 
 void err_msg(const char *fmt, ...)
 {
@@ -81,6 +65,18 @@ void str_list_add(struct str_list *l, const char *s)
 	l->v[++l->n] = NULL;
 }
 
+/* str_list_free - free the copies and the list */
+void str_list_free(struct str_list *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
 /* usage - the list of subcommands */
 static void usage(FILE *f)
 {
@@ -94,7 +90,9 @@ static void usage(FILE *f)
 	for (c = subcommands; c->name; c++)
 		if (c->summary)
 			fprintf(f, "     %-7s - %s\n", c->name, c->summary);
-	fprintf(f, "\n  \"cgtrace COMMAND --help\" describes a command.\n");
+	fprintf(f, "\n  \"cgtrace COMMAND --help\" describes a command.\n"
+		"\n  exit status: 0 success, 1 error, 2 usage error; \"run\" exits with\n"
+		"  its command's status, \"record\" with trace-cmd's.\n");
 }
 
 int main(int argc, char **argv)
@@ -103,7 +101,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return 1;
+		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
@@ -119,5 +117,5 @@ int main(int argc, char **argv)
 			return c->fn(argc - 1, argv + 1);
 	err_msg("unknown command '%s'", argv[1]);
 	usage(stderr);
-	return 1;
+	return EXIT_USAGE;
 }

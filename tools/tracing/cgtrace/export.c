@@ -3,482 +3,501 @@
  * export.c - "cgtrace export --chrome": trace.dat to Chrome trace JSON
  *
  * Writes {"traceEvents": [...]}, which chrome://tracing and the Perfetto UI
- * load. Marker spans become complete ("X") events on their thread (pid is
- * the tgid, tid the thread), async spans "b"/"e" with the cookie as id,
- * counters "C", instants "i", and sched_switch a per-CPU track of "X"
- * slices, one per stretch a task ran. Timestamps are microseconds.
+ * load, one event at a time as the trace is read (json-c builds and
+ * escapes each event), so memory stays bounded however long the trace:
+ * what is kept is the open spans of each thread and one slot per CPU.
  *
- * Events are buffered and sorted by start time, then depth, before they
- * are written: a viewer then sees an outer span before an inner one that
- * starts at the same time, so nesting survives equal timestamps.
+ * Marker spans become "B"/"E" pairs on their thread (pid is the tgid, tid
+ * the thread), written when their begin and end events are read: they
+ * nest per thread in the order the kernel recorded them, equal timestamps
+ * included. An end whose begin was not recorded becomes a complete ("X")
+ * event. Async spans are "b"/"e" with the cookie as id, counters "C",
+ * instants "i", and sched_switch a per-CPU track of "X" slices, one per
+ * stretch a task ran. Timestamps are microseconds with three decimals.
+ * With several input files (hosts), each host is one process, named by
+ * the host, holding the threads of all its processes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <getopt.h>
+#include <iconv.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "cgtrace.h"
 #include "trace_read.h"
 
-/* the per-CPU sched_switch track: a pid above PID_MAX_LIMIT (4194304) */
+/* the per-CPU sched_switch tracks: pids above PID_MAX_LIMIT (4194304) */
 #define CPU_TRACK_PID	(1 << 23)
+#define CPU_TRACK_BITS	12		/* CPUs per host's track process */
 
-/* a growable string */
-struct sbuf {
-	char	*s;
-	size_t	len, alloc;
-};
-
-static void sb_grow(struct sbuf *b, size_t need)
-{
-	if (b->len + need + 1 <= b->alloc)
-		return;
-	while (b->len + need + 1 > b->alloc)
-		b->alloc = b->alloc ? b->alloc * 2 : 256;
-	b->s = realloc(b->s, b->alloc);
-	if (!b->s) {
-		err_msg("out of memory");
-		exit(1);
-	}
-}
-
-static void __attribute__((format(printf, 2, 3)))
-sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	sb_grow(b, n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, n + 1, fmt, ap);
-	va_end(ap);
-	b->len += n;
-}
-
-/* utf8_len - length of a valid UTF-8 sequence at s, or 0 */
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-	unsigned int cp;
-
-	if (s[0] < 0xc2)
-		return 0;
-	if (s[0] < 0xe0)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] < 0xf0)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] < 0xf5)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
-/*
- * sb_json_str - s as a quoted JSON string. Valid UTF-8 is kept; a byte that
- * is not is written as the Latin-1 character of that value, so the output
- * is always valid JSON and nothing is dropped.
- */
-static void sb_json_str(struct sbuf *b, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	int n;
-
-	sb_printf(b, "\"");
-	while (*s) {
-		switch (*s) {
-		case '"':
-			sb_printf(b, "\\\"");
-			break;
-		case '\\':
-			sb_printf(b, "\\\\");
-			break;
-		case '\n':
-			sb_printf(b, "\\n");
-			break;
-		case '\t':
-			sb_printf(b, "\\t");
-			break;
-		case '\r':
-			sb_printf(b, "\\r");
-			break;
-		default:
-			if (*s < 0x20 || *s == 0x7f) {
-				sb_printf(b, "\\u%04x", *s);
-			} else if (*s < 0x80) {
-				sb_printf(b, "%c", *s);
-			} else if ((n = utf8_len(s))) {
-				sb_printf(b, "%.*s", n, (const char *)s);
-				s += n;
-				continue;
-			} else {
-				sb_printf(b, "\\u%04x", *s);
-			}
-		}
-		s++;
-	}
-	sb_printf(b, "\"");
-}
-
-/* sb_ts - a ns timestamp as exact decimal microseconds */
-static void sb_ts(struct sbuf *b, const char *key, unsigned long long ns)
-{
-	sb_printf(b, "\"%s\":%llu.%03llu", key, ns / 1000, ns % 1000);
-}
-
-/* one buffered output event */
-struct out_ev {
-	unsigned long long	ts;
-	long long		order;	/* depth: outer spans first at equal ts */
-	size_t			seq;
-	char			*json;
+struct cpu_state {
+	unsigned long long	since;
+	int			pid;
+	bool			known;
 };
 
 struct exporter {
-	struct out_ev		*ev;
-	size_t			n, alloc;
-	struct sbuf		cur;
-	/* per CPU: who runs since when (sched_switch track) */
-	int			nr_cpus;
-	unsigned long long	*cpu_since;
-	int			*cpu_pid;
-	bool			*cpu_known;
-	bool			have_switch;
+	FILE			*f;
+	unsigned long long	written;	/* events */
+	bool			multi;		/* several hosts */
+	iconv_t			utf8;		/* UTF-8 checker */
+	char			*sbuf;		/* sanitized string */
+	size_t			sbuf_size;
+	struct cpu_state	*cpus[TR_MAX_INPUTS];
+	int			nr_cpus[TR_MAX_INPUTS];
+	bool			have_switch[TR_MAX_INPUTS];
 };
 
-/* ev_begin/ev_commit - build one JSON object in cur, then queue it */
-static struct sbuf *ev_begin(struct exporter *x)
+static void *xalloc(void *p, size_t size)
 {
-	x->cur.len = 0;
-	sb_grow(&x->cur, 0);
-	x->cur.s[0] = '\0';
-	return &x->cur;
-}
-
-static void ev_commit(struct exporter *x, unsigned long long ts, long long order)
-{
-	struct out_ev *e;
-
-	if (x->n == x->alloc) {
-		x->alloc = x->alloc ? x->alloc * 2 : 1024;
-		x->ev = realloc(x->ev, x->alloc * sizeof(*x->ev));
-		if (!x->ev) {
-			err_msg("out of memory");
-			exit(1);
-		}
-	}
-	e = &x->ev[x->n];
-	e->ts = ts;
-	e->order = order;
-	e->seq = x->n++;
-	e->json = strdup(x->cur.s);
-	if (!e->json) {
+	p = realloc(p, size);
+	if (!p) {
 		err_msg("out of memory");
 		exit(1);
 	}
+	return p;
 }
 
-/* ev_head - the fields every event has */
-static struct sbuf *ev_head(struct exporter *x, const char *ph,
-			    const char *name, int pid, int tid,
-			    unsigned long long ts)
+/*
+ * utf8 - @s as valid UTF-8 (valid during the next call): iconv from UTF-8
+ * stops at each byte that is not part of a valid sequence, which is then
+ * written as the Latin-1 character of that value. Nothing is dropped.
+ */
+static const char *utf8(struct exporter *x, const char *s)
 {
-	struct sbuf *b = ev_begin(x);
+	size_t inleft = strlen(s), outleft, need = 2 * inleft + 1;
+	char *in = (char *)s, *out;
 
-	sb_printf(b, "{\"ph\":\"%s\",\"name\":", ph);
-	sb_json_str(b, name);
-	sb_printf(b, ",\"pid\":%d,\"tid\":%d,", pid, tid);
-	sb_ts(b, "ts", ts);
-	return b;
-}
-
-/* add_span - a complete event for a span */
-static void add_span(struct exporter *x, const char *name, int tgid, int pid,
-		     unsigned long long start, unsigned long long end,
-		     long long depth, const char *extra)
-{
-	struct sbuf *b = ev_head(x, "X", name, tgid, pid, start);
-
-	sb_printf(b, ",\"cat\":\"user_markers\",");
-	sb_ts(b, "dur", end - start);
-	sb_printf(b, ",\"args\":{\"depth\":%lld%s}}", depth, extra);
-	ev_commit(x, start, depth);
-}
-
-/* cpu_slot - grow the per-CPU arrays to hold cpu */
-static void cpu_slot(struct exporter *x, int cpu)
-{
-	int n = x->nr_cpus, i;
-
-	if (cpu < n)
-		return;
-	x->nr_cpus = cpu + 1;
-	x->cpu_since = realloc(x->cpu_since, x->nr_cpus * sizeof(*x->cpu_since));
-	x->cpu_pid = realloc(x->cpu_pid, x->nr_cpus * sizeof(*x->cpu_pid));
-	x->cpu_known = realloc(x->cpu_known, x->nr_cpus * sizeof(*x->cpu_known));
-	if (!x->cpu_since || !x->cpu_pid || !x->cpu_known) {
-		err_msg("out of memory");
-		exit(1);
+	if (need > x->sbuf_size) {
+		x->sbuf_size = need;
+		x->sbuf = xalloc(x->sbuf, need);
 	}
-	for (i = n; i < x->nr_cpus; i++)
-		x->cpu_known[i] = false;
+	out = x->sbuf;
+	outleft = x->sbuf_size - 1;
+	iconv(x->utf8, NULL, NULL, NULL, NULL);
+	while (inleft) {
+		if (iconv(x->utf8, &in, &inleft, &out, &outleft) != (size_t)-1)
+			break;
+		if (errno != EILSEQ && errno != EINVAL)
+			break;
+		*out++ = 0xc0 | ((unsigned char)*in >> 6);
+		*out++ = 0x80 | (*in & 0x3f);
+		outleft -= 2;
+		in++;
+		inleft--;
+	}
+	*out = '\0';
+	return x->sbuf;
+}
+
+static struct json_object *jstr(struct exporter *x, const char *s)
+{
+	return json_object_new_string(utf8(x, s));
+}
+
+/* jtime - ns as exact decimal microseconds (json-c keeps the digits) */
+static struct json_object *jtime(unsigned long long ns)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%llu.%03llu", ns / 1000, ns % 1000);
+	return json_object_new_double_s(ns / 1e3, s);
+}
+
+/* emit - write one event and free it */
+static void emit(struct exporter *x, struct json_object *ev)
+{
+	fputs(x->written++ ? ",\n" : "\n", x->f);
+	fputs(json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN |
+					     JSON_C_TO_STRING_NOSLASHESCAPE),
+	      x->f);
+	json_object_put(ev);
+}
+
+/* proc_of - the Chrome pid of a writer: its tgid, or its host's process */
+static int proc_of(struct exporter *x, int src, int tgid)
+{
+	return x->multi ? src + 1 : tgid;
+}
+
+/* event - a new event with the fields every one has */
+static struct json_object *event(struct exporter *x, const char *ph,
+				 const char *name, const char *cat, int pid,
+				 int tid, unsigned long long ts)
+{
+	struct json_object *ev = json_object_new_object();
+
+	json_object_object_add(ev, "ph", json_object_new_string(ph));
+	if (name)
+		json_object_object_add(ev, "name", jstr(x, name));
+	if (cat)
+		json_object_object_add(ev, "cat", json_object_new_string(cat));
+	json_object_object_add(ev, "pid", json_object_new_int(pid));
+	json_object_object_add(ev, "tid", json_object_new_int(tid));
+	json_object_object_add(ev, "ts", jtime(ts));
+	return ev;
+}
+
+/* marker_event - an event on the writer's thread track */
+static struct json_object *marker_event(struct exporter *x,
+					const struct tr_event *ev,
+					const char *ph, const char *name,
+					unsigned long long ts)
+{
+	return event(x, ph, name, "user_markers", proc_of(x, ev->src, ev->tgid),
+		     ev->pid, ts);
+}
+
+static struct json_object *args_of(struct json_object *ev)
+{
+	struct json_object *args = json_object_new_object();
+
+	json_object_object_add(ev, "args", args);
+	return args;
+}
+
+static void add_int(struct json_object *o, const char *key, long long v)
+{
+	json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+static void add_bool(struct json_object *o, const char *key, bool v)
+{
+	json_object_object_add(o, key, json_object_new_boolean(v));
+}
+
+/* close_unended - E events for spans whose end was never recorded */
+static void close_unended(struct exporter *x, const struct tr_event *ev)
+{
+	struct json_object *e;
+	int i;
+
+	for (i = 0; i < ev->unended; i++) {
+		e = marker_event(x, ev, "E", NULL, ev->ts);
+		add_bool(args_of(e), "end_recorded", false);
+		emit(x, e);
+	}
+}
+
+/* cpu_slot - the state of a CPU of a host, grown on first use */
+static struct cpu_state *cpu_slot(struct exporter *x, int src, int cpu)
+{
+	int n = x->nr_cpus[src];
+
+	if (cpu >= n) {
+		x->nr_cpus[src] = cpu + 1;
+		x->cpus[src] = xalloc(x->cpus[src],
+				      x->nr_cpus[src] * sizeof(*x->cpus[src]));
+		memset(x->cpus[src] + n, 0,
+		       (x->nr_cpus[src] - n) * sizeof(*x->cpus[src]));
+	}
+	return &x->cpus[src][cpu];
+}
+
+static int cpu_track_pid(int src)
+{
+	return CPU_TRACK_PID + (src << CPU_TRACK_BITS);
+}
+
+/*
+ * is_bystander - a task the trace does not show as traced. A switch is
+ * recorded when either task is traced, so the CPU tracks would name the
+ * other one: with the cgroup notes of "cgtrace record", a task neither
+ * noted in a traced cgroup nor writing markers is not named.
+ */
+static bool is_bystander(struct trace_file *tf, int src, int pid)
+{
+	struct tr_thread *t = tr_thread_find(tf, src, pid);
+
+	if (!tf->src[src].have_cgroups || (t && t->tgid))
+		return false;
+	return !tr_cgroup_of(tf, src, pid);
 }
 
 /* add_run - the slice a task ran on a CPU, on that CPU's track */
-static void add_run(struct exporter *x, struct trace_file *tf, int cpu,
-		    int pid, const char *comm, unsigned long long start,
-		    unsigned long long end)
+static void add_run(struct exporter *x, struct trace_file *tf, int src,
+		    int cpu, int pid, const char *comm,
+		    unsigned long long start, unsigned long long end)
 {
-	struct sbuf *b;
+	struct json_object *e, *args;
+	bool other = is_bystander(tf, src, pid);
 
-	if (pid == 0 || end <= start)
+	if (pid == 0 || end <= start || cpu >= 1 << CPU_TRACK_BITS)
 		return;		/* idle is the gap between slices */
-	b = ev_head(x, "X", comm, CPU_TRACK_PID, CPU_TRACK_PID + cpu, start);
-	sb_printf(b, ",\"cat\":\"sched\",");
-	sb_ts(b, "dur", end - start);
-	sb_printf(b, ",\"args\":{\"pid\":%d,\"tgid\":%d}}", pid,
-		  tr_tgid(tf, pid));
-	ev_commit(x, start, 0);
+	e = event(x, "X", other ? "(other task)" : comm, "sched",
+		  cpu_track_pid(src), cpu_track_pid(src) + cpu, start);
+	json_object_object_add(e, "dur", jtime(end - start));
+	args = args_of(e);
+	if (!other) {
+		add_int(args, "pid", pid);
+		add_int(args, "tgid", tr_tgid(tf, src, pid));
+	}
+	emit(x, e);
 }
 
-/* export_event - turn one trace event into Chrome events */
+/* export_event - turn one trace event into Chrome events, now */
 static int export_event(struct trace_file *tf, const struct tr_event *ev,
 			void *data)
 {
 	struct exporter *x = data;
-	int tgid = ev->tgid ? ev->tgid : tr_tgid(tf, ev->pid);
-	struct sbuf *b;
-	char name[TR_NAME_MAX + 32];
+	char name[TR_NAME_MAX + 64];
+	struct json_object *e, *args;
+	struct cpu_state *c;
 
 	switch (ev->kind) {
 	case TR_SWITCH:
-		x->have_switch = true;
-		cpu_slot(x, ev->cpu);
-		if (x->cpu_known[ev->cpu])
-			add_run(x, tf, ev->cpu, ev->prev_pid, ev->prev_comm,
-				x->cpu_since[ev->cpu], ev->ts);
-		x->cpu_known[ev->cpu] = true;
-		x->cpu_since[ev->cpu] = ev->ts;
-		x->cpu_pid[ev->cpu] = ev->next_pid;
+		x->have_switch[ev->src] = true;
+		c = cpu_slot(x, ev->src, ev->cpu);
+		if (c->known)
+			add_run(x, tf, ev->src, ev->cpu, ev->prev_pid,
+				ev->prev_comm, c->since, ev->ts);
+		c->known = true;
+		c->since = ev->ts;
+		c->pid = ev->next_pid;
+		break;
+	case TR_BEGIN:
+		close_unended(x, ev);
+		if (!ev->tracked)
+			break;	/* deeper than we track: no end will close it */
+		e = marker_event(x, ev, "B", ev->name, ev->ts);
+		add_int(args_of(e), "depth", ev->depth);
+		emit(x, e);
 		break;
 	case TR_END:
 		if (ev->flags & TR_END_UNMATCHED) {
 			snprintf(name, sizeof(name), "unmatched end%s%s",
 				 ev->name[0] ? ": " : "", ev->name);
-			b = ev_head(x, "i", name, tgid, ev->pid, ev->ts);
-			sb_printf(b, ",\"cat\":\"user_markers\",\"s\":\"t\"}");
-			ev_commit(x, ev->ts, ev->depth);
+			e = marker_event(x, ev, "i", name, ev->ts);
+			json_object_object_add(e, "s", json_object_new_string("t"));
+			emit(x, e);
 			break;
 		}
-		snprintf(name, sizeof(name),
-			 ",\"cpu_ns\":%llu,\"duration_ns\":%llu%s%s",
-			 ev->cpu_ns, ev->duration_ns,
-			 ev->flags & TR_END_EXITED ? ",\"exited\":true" : "",
-			 ev->begin_seen ? "" : ",\"begin_recorded\":false");
-		add_span(x, ev->name, tgid, ev->pid, ev->start_ts, ev->ts,
-			 ev->depth, name);
+		close_unended(x, ev);
+		if (ev->begin_seen) {
+			e = marker_event(x, ev, "E", ev->name, ev->ts);
+		} else {
+			e = marker_event(x, ev, "X", ev->name, ev->start_ts);
+			json_object_object_add(e, "dur",
+					       jtime(ev->ts - ev->start_ts));
+		}
+		args = args_of(e);
+		if (!ev->begin_seen) {
+			add_int(args, "depth", ev->depth);
+			add_bool(args, "begin_recorded", false);
+		}
+		add_int(args, "cpu_ns", ev->cpu_ns);
+		add_int(args, "duration_ns", ev->duration_ns);
+		if (ev->flags & TR_END_EXITED)
+			add_bool(args, "exited", true);
+		emit(x, e);
 		break;
 	case TR_COUNTER:
-		b = ev_head(x, "C", ev->name, tgid, ev->pid, ev->ts);
-		sb_printf(b, ",\"cat\":\"user_markers\",\"args\":{\"value\":%lld}}",
-			  ev->value);
-		ev_commit(x, ev->ts, 0);
+		/* counters are per process: a host's process holds many */
+		if (x->multi)
+			snprintf(name, sizeof(name), "%s (pid %d)", ev->name,
+				 ev->tgid);
+		e = marker_event(x, ev, "C", x->multi ? name : ev->name, ev->ts);
+		add_int(args_of(e), "value", ev->value);
+		emit(x, e);
 		break;
 	case TR_ASYNC_BEGIN:
 	case TR_ASYNC_END:
-		b = ev_head(x, ev->kind == TR_ASYNC_BEGIN ? "b" : "e", ev->name,
-			    tgid, ev->pid, ev->ts);
-		sb_printf(b, ",\"cat\":\"user_markers\",\"id\":\"%lld\"}",
-			  ev->value);
-		ev_commit(x, ev->ts, 0);
+		e = marker_event(x, ev, ev->kind == TR_ASYNC_BEGIN ? "b" : "e",
+				 ev->name, ev->ts);
+		snprintf(name, sizeof(name), "%lld", ev->value);
+		if (x->multi) {
+			/* global: a request may begin on one host, end on another */
+			args = json_object_new_object();
+			json_object_object_add(args, "global",
+					       json_object_new_string(name));
+			json_object_object_add(e, "id2", args);
+		} else {
+			json_object_object_add(e, "id", json_object_new_string(name));
+		}
+		emit(x, e);
 		break;
 	case TR_INSTANT:
-		b = ev_head(x, "i", ev->name, tgid, ev->pid, ev->ts);
-		sb_printf(b, ",\"cat\":\"user_markers\",\"s\":\"t\"}");
-		ev_commit(x, ev->ts, 0);
+		e = marker_event(x, ev, "i", ev->name, ev->ts);
+		json_object_object_add(e, "s", json_object_new_string("t"));
+		emit(x, e);
 		break;
 	case TR_LOST:
-		b = ev_head(x, "i", "lost records", tgid, ev->pid, ev->ts);
-		sb_printf(b, ",\"cat\":\"user_markers\",\"s\":\"p\",\"args\":{\"count\":%lld}}",
-			  ev->value);
-		ev_commit(x, ev->ts, 0);
+		e = marker_event(x, ev, "i", "lost records", ev->ts);
+		json_object_object_add(e, "s", json_object_new_string("p"));
+		add_int(args_of(e), "count", ev->value);
+		emit(x, e);
 		break;
 	default:
 		break;
 	}
-	return 0;
+	return ferror(x->f) ? -1 : 0;
 }
 
 /* finish - spans still open and CPUs still busy end with the trace */
 static void finish(struct exporter *x, struct trace_file *tf)
 {
+	struct json_object *e;
 	struct tr_thread *t;
-	int i, d;
+	int i, d, s;
 
 	for (i = 0; i < TR_HASH_SIZE; i++) {
 		for (t = tf->threads[i]; t; t = t->next) {
-			for (d = 0; d < t->nr_open; d++)
-				add_span(x, t->open_name[d], tr_tgid(tf, t->pid),
-					 t->pid, t->open_ts[d], tf->last_ts,
-					 t->open_depth[d], ",\"unfinished\":true");
+			for (d = t->nr_open - 1; d >= 0; d--) {
+				e = event(x, "E", t->open_name[d], "user_markers",
+					  proc_of(x, t->src,
+						  tr_tgid(tf, t->src, t->pid)),
+					  t->pid, tf->last_ts);
+				add_bool(args_of(e), "unfinished", true);
+				emit(x, e);
+			}
 		}
 	}
-	for (i = 0; i < x->nr_cpus; i++)
-		if (x->cpu_known[i])
-			add_run(x, tf, i, x->cpu_pid[i], tr_comm(tf, x->cpu_pid[i]),
-				x->cpu_since[i], tf->last_ts);
+	for (s = 0; s < tf->nr_src; s++)
+		for (i = 0; i < x->nr_cpus[s]; i++)
+			if (x->cpus[s][i].known)
+				add_run(x, tf, s, i, x->cpus[s][i].pid,
+					tr_comm(tf, s, x->cpus[s][i].pid),
+					x->cpus[s][i].since, tf->last_ts);
 }
 
 /* add_meta - one metadata event (process_name, thread_name, sort index) */
 static void add_meta(struct exporter *x, const char *what, int pid, int tid,
-		     const char *name)
+		     const char *name, int sort)
 {
-	struct sbuf *b = ev_begin(x);
+	struct json_object *e = event(x, "M", what, NULL, pid, tid, 0);
 
-	sb_printf(b, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"args\":{\"name\":",
-		  what, pid, tid);
-	sb_json_str(b, name);
-	sb_printf(b, "}}");
-	ev_commit(x, 0, LLONG_MIN);
+	if (name)
+		json_object_object_add(args_of(e), "name", jstr(x, name));
+	else
+		add_int(args_of(e), "sort_index", sort);
+	emit(x, e);
 }
 
-/* metadata - name the processes and threads that wrote markers */
+/* metadata - name the hosts, processes and threads that wrote markers */
 static void metadata(struct exporter *x, struct trace_file *tf)
 {
-	struct tr_thread *t;
-	char buf[64];
-	int i;
+	char buf[TR_COMM_MAX + 128];
+	struct tr_thread *t, *p;
+	int i, s;
 
+	for (s = 0; x->multi && s < tf->nr_src; s++) {
+		add_meta(x, "process_name", s + 1, s + 1, tf->src[s].host, 0);
+		add_meta(x, "process_sort_index", s + 1, s + 1, NULL, 2 * s);
+	}
 	for (i = 0; i < TR_HASH_SIZE; i++) {
 		for (t = tf->threads[i]; t; t = t->next) {
 			if (!t->tgid)
 				continue;	/* never wrote a marker */
-			if (t->tgid == t->pid || !tr_thread_find(tf, t->tgid) ||
-			    !tr_thread_find(tf, t->tgid)->tgid)
+			p = tr_thread_find(tf, t->src, t->tgid);
+			if (!x->multi && (t->tgid == t->pid || !p || !p->tgid))
 				add_meta(x, "process_name", t->tgid, t->tgid,
-					 tr_comm(tf, t->tgid));
-			add_meta(x, "thread_name", t->tgid, t->pid,
-				 tr_comm(tf, t->pid));
+					 tr_comm(tf, t->src, t->tgid), 0);
+			if (x->multi && t->tgid != t->pid)
+				snprintf(buf, sizeof(buf), "%s (pid %d)",
+					 tr_comm(tf, t->src, t->pid), t->tgid);
+			else
+				snprintf(buf, sizeof(buf), "%s",
+					 tr_comm(tf, t->src, t->pid));
+			add_meta(x, "thread_name", proc_of(x, t->src, t->tgid),
+				 t->pid, buf, 0);
 		}
 	}
-	if (!x->have_switch)
-		return;
-	add_meta(x, "process_name", CPU_TRACK_PID, CPU_TRACK_PID,
-		 "CPUs (sched_switch)");
-	for (i = 0; i < x->nr_cpus; i++) {
-		snprintf(buf, sizeof(buf), "CPU %d", i);
-		add_meta(x, "thread_name", CPU_TRACK_PID, CPU_TRACK_PID + i, buf);
+	for (s = 0; s < tf->nr_src; s++) {
+		if (!x->have_switch[s])
+			continue;
+		if (x->multi)
+			snprintf(buf, sizeof(buf), "%s: CPUs (sched_switch)",
+				 tf->src[s].host);
+		add_meta(x, "process_name", cpu_track_pid(s), cpu_track_pid(s),
+			 x->multi ? buf : "CPUs (sched_switch)", 0);
+		if (x->multi)
+			add_meta(x, "process_sort_index", cpu_track_pid(s),
+				 cpu_track_pid(s), NULL, 2 * s + 1);
+		for (i = 0; i < x->nr_cpus[s]; i++) {
+			snprintf(buf, sizeof(buf), "CPU %d", i);
+			add_meta(x, "thread_name", cpu_track_pid(s),
+				 cpu_track_pid(s) + i, buf, 0);
+		}
 	}
 }
 
-static int cmp_out(const void *a, const void *b)
+/* write_tail - close the event array and say where the data came from */
+static void write_tail(struct exporter *x, struct trace_file *tf)
 {
-	const struct out_ev *x = a, *y = b;
+	struct json_object *o = json_object_new_object(), *src;
+	int i;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* write_json - sort the buffered events and write the file */
-static int write_json(struct exporter *x, struct trace_file *tf,
-		      const char *out)
-{
-	struct sbuf b = { 0 };
-	FILE *f;
-	size_t i;
-	int err;
-
-	qsort(x->ev, x->n, sizeof(*x->ev), cmp_out);
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!f) {
-		err_msg("%s: %s", out, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "{\"traceEvents\":[\n");
-	for (i = 0; i < x->n; i++)
-		fprintf(f, "%s%s\n", x->ev[i].json, i + 1 < x->n ? "," : "");
-	sb_printf(&b, "],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"source\":");
-	sb_json_str(&b, tf->path);
-	sb_printf(&b, ",\"clock\":\"%s\",\"version\":\"cgtrace " CGTRACE_VERSION "\"}}\n",
-		  tf->wall ? "wall (gettimeofday)" : "trace clock");
-	fputs(b.s, f);
-	free(b.s);
-	err = ferror(f);
-	if (f != stdout)
-		err |= fclose(f);
-	else
-		err |= fflush(f);
-	if (err) {
-		err_msg("%s: write error", out);
-		return -1;
-	}
-	return 0;
+	src = json_object_new_array();
+	for (i = 0; i < tf->nr_src; i++)
+		json_object_array_add(src, jstr(x, tf->src[i].path));
+	json_object_object_add(o, "source", src);
+	json_object_object_add(o, "clock", json_object_new_string(
+		tf->wall ? "wall (gettimeofday)" : "trace clock"));
+	json_object_object_add(o, "version",
+			       json_object_new_string("cgtrace " CGTRACE_VERSION));
+	fprintf(x->f, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":%s}\n",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
 }
 
 static void export_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cgtrace export --chrome OUT.json [-i FILE] [-B BUFFER] [--wall]\n"
-		"\n"
-		"  Convert the user_markers and sched_switch events of a trace.dat to the\n"
-		"  Chrome trace event format ({\"traceEvents\": [...]}), which the Perfetto\n"
-		"  UI (ui.perfetto.dev) and chrome://tracing open. Spans are complete\n"
-		"  events (\"X\") on their thread (pid = tgid, tid = thread), nested by\n"
-		"  time, with cpu_ns and duration_ns as arguments; async spans are \"b\"/\"e\"\n"
-		"  with the cookie as id; counters \"C\"; instants, unmatched ends and\n"
-		"  lost records \"i\"; spans still open at the end run to the trace's end.\n"
-		"  sched_switch, when recorded, becomes a \"CPUs\" process with one track\n"
-		"  per CPU showing which task ran when. Timestamps are microseconds.\n"
-		"\n"
-		"  -c, --chrome OUT   the JSON file to write (\"-\": standard output)\n"
-		"  -i, --input FILE   the trace (default: trace.dat)\n"
-		"  -B, --buffer NAME  convert only this buffer of the trace: an instance\n"
-		"                     (\"cgtrace record\" records into one, cgtrace-PID\n"
-		"                     unless -B) or \"top\", the top-level buffer. By\n"
-		"                     default the events of all buffers, merged by time\n"
-		"  -w, --wall         timestamps as the wall clock (gettimeofday()), from\n"
-		"                     \"trace-cmd record --date\" or FILE.clock (lines\n"
-		"                     \"TRACE_NS REALTIME_NS\"); viewers read numbers as\n"
-		"                     doubles, so wall times keep about 0.25 us precision\n"
-		"  -h, --help         this text\n"
-		"\n"
-		"  Exit status: 0 success, 1 error (unreadable file, not a trace.dat, no\n"
-		"  user_markers events, cannot write OUT), 2 usage.\n");
+"usage: cgtrace export --chrome OUT.json [-i FILE]... [-B BUFFER] [-w]\n"
+"\n"
+"Convert the user_markers and sched_switch events of a trace.dat to the\n"
+"Chrome trace event format ({\"traceEvents\": [...]}), which the Perfetto\n"
+"UI (ui.perfetto.dev) and chrome://tracing open. Spans are \"B\"/\"E\" pairs\n"
+"on their thread (pid = tgid, tid = thread), the end carrying cpu_ns and\n"
+"duration_ns; an end whose begin was not recorded is a complete event\n"
+"(\"X\"); async spans are \"b\"/\"e\" with the cookie as id; counters \"C\";\n"
+"instants, unmatched ends and lost records \"i\"; spans still open at the\n"
+"end run to the trace's end. sched_switch, when recorded, becomes a \"CPUs\"\n"
+"process with one track per CPU showing which task ran when; with the notes\n"
+"of \"cgtrace record\", a task outside the traced cgroups that a switch names\n"
+"as the other side is shown as \"(other task)\". Timestamps\n"
+"are microseconds. Events are written as they are read: memory does not\n"
+"grow with the length of the trace.\n"
+"\n"
+"options:\n"
+"  -c, --chrome OUT   the JSON file to write (\"-\": standard output); it is\n"
+"                     written to OUT.tmp-PID and renamed when complete\n"
+"  -i, --input FILE   a trace (default: trace.dat). Given several times\n"
+"                     (one file per host), the files are merged in wall-clock\n"
+"                     time, each host one process named by the host, its\n"
+"                     counters named \"NAME (pid N)\", async ids global\n"
+"  -B, --buffer NAME  convert only this buffer: an instance (\"cgtrace\n"
+"                     record\" records into one, cgtrace-PID unless -B) or\n"
+"                     \"top\", the top-level buffer. Default: every buffer\n"
+"  -w, --wall         timestamps as the wall clock (gettimeofday()), from\n"
+"                     the clock samples of \"cgtrace record\", \"trace-cmd\n"
+"                     record --date\" or FILE.clock (\"TRACE_NS REALTIME_NS\");\n"
+"                     viewers read numbers as doubles, so wall times keep\n"
+"                     about 0.25 us precision\n"
+"  -h, --help         this text\n"
+"\n"
+"exit status: 0 success, 1 error (unreadable file, not a trace.dat, no\n"
+"user_markers events, cannot write OUT), 2 usage.\n");
 }
 
 static void exporter_free(struct exporter *x)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < x->n; i++)
-		free(x->ev[i].json);
-	free(x->ev);
-	free(x->cur.s);
-	free(x->cpu_since);
-	free(x->cpu_pid);
-	free(x->cpu_known);
+	for (i = 0; i < TR_MAX_INPUTS; i++)
+		free(x->cpus[i]);
+	free(x->sbuf);
+	if (x->utf8 != (iconv_t)-1)
+		iconv_close(x->utf8);
 }
 
 /* cmd_export - the export subcommand */
@@ -490,16 +509,20 @@ int cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tr_input in = { .path = "trace.dat" };
-	struct exporter x = { 0 };
+	struct exporter x = { .utf8 = (iconv_t)-1 };
+	struct tr_input in = { 0 };
+	char *tmp = NULL;
 	const char *out = NULL;
 	struct trace_file tf;
-	int c, ret = 1;
+	int c, k, ret = 1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:h" TR_INPUT_SHORTOPTS, opts,
 				NULL)) != -1) {
-		if (tr_input_option(&in, c, optarg))
+		k = tr_input_option(&in, c, optarg);
+		if (k < 0)
+			goto usage;
+		if (k)
 			continue;
 		switch (c) {
 		case 'c':
@@ -509,8 +532,7 @@ int cmd_export(int argc, char **argv)
 			export_usage(stdout);
 			return 0;
 		default:
-			export_usage(stderr);
-			return 2;
+			goto usage;
 		}
 	}
 	if (optind < argc || !out) {
@@ -518,24 +540,56 @@ int cmd_export(int argc, char **argv)
 			err_msg("export: unexpected argument '%s'", argv[optind]);
 		else
 			err_msg("export: say which format: --chrome OUT.json");
-		export_usage(stderr);
-		return 2;
+		goto usage;
 	}
 
-	if (tr_read_markers(&tf, &in, export_event, &x) < 0) {
-		exporter_free(&x);
+	x.utf8 = iconv_open("UTF-8", "UTF-8");
+	if (x.utf8 == (iconv_t)-1) {
+		err_msg("iconv cannot check UTF-8: %s", strerror(errno));
 		return 1;
 	}
+	if (strcmp(out, "-")) {
+		if (asprintf(&tmp, "%s.tmp-%d", out, getpid()) < 0)
+			tmp = NULL;
+		x.f = tmp ? fopen(tmp, "we") : NULL;
+		if (!x.f) {
+			err_msg("%s: %s", tmp ? tmp : out, strerror(errno));
+			goto out;
+		}
+	} else {
+		x.f = stdout;
+	}
+	x.multi = in.nr_paths > 1;
+	in.want_cgroups = true;		/* to leave bystanders unnamed */
+	fputs("{\"traceEvents\":[", x.f);
+	if (tr_read_markers(&tf, &in, export_event, &x) < 0)
+		goto out;
 	finish(&x, &tf);
 	metadata(&x, &tf);
-	if (write_json(&x, &tf, out) < 0) {
-		if (strcmp(out, "-"))
-			unlink(out);
+	write_tail(&x, &tf);
+	tr_close(&tf);
+	if (ferror(x.f) || fflush(x.f)) {
+		err_msg("%s: write error", tmp ? tmp : "standard output");
 		goto out;
+	}
+	if (tmp) {
+		if (fclose(x.f) || rename(tmp, out)) {
+			x.f = NULL;
+			err_msg("%s: %s", out, strerror(errno));
+			goto out;
+		}
+		x.f = NULL;
 	}
 	ret = 0;
 out:
+	if (x.f && x.f != stdout)
+		fclose(x.f);
+	if (tmp && ret)
+		unlink(tmp);
+	free(tmp);
 	exporter_free(&x);
-	tr_close(&tf);
 	return ret;
+usage:
+	export_usage(stderr);
+	return 2;
 }

@@ -4,8 +4,9 @@
  *
  * Spans come from the end events, which carry the duration and on-CPU time
  * the kernel measured; their begin events give the start. Async spans are
- * paired by process, name and cookie here. Everything is grouped by span
- * name, by writer thread, or by the writer's cgroup (from FILE.cgroups).
+ * paired by process, name and cookie here, or across hosts by name and
+ * cookie. Everything is grouped by span name, by writer thread, by the
+ * writer's cgroup (noted in the trace by "cgtrace record") or by host.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,7 +19,7 @@
 #include "cgtrace.h"
 #include "trace_read.h"
 
-enum by_mode { BY_NAME, BY_THREAD, BY_CGROUP };
+enum by_mode { BY_NAME, BY_THREAD, BY_CGROUP, BY_HOST };
 
 enum row_type { ROW_SPAN, ROW_ASYNC, ROW_COUNTER, ROW_INSTANT, ROW_NR };
 
@@ -39,17 +40,12 @@ struct row {
 /* an async begin waiting for its end */
 struct async_open {
 	struct async_open	*next;
+	int			src;
 	int			tgid;
 	long long		cookie;
 	char			*name;
 	char			*group;
 	unsigned long long	ts;
-};
-
-struct pid_cgroup {
-	struct pid_cgroup	*next;
-	int			pid;
-	char			*path;
 };
 
 #define RHASH_SIZE	4096
@@ -59,18 +55,23 @@ struct report {
 	struct row		*rows[RHASH_SIZE];
 	size_t			nr_rows;
 	struct async_open	*async[RHASH_SIZE];
-	struct pid_cgroup	*cgroups[RHASH_SIZE];
-	bool			have_cgroups;
 	unsigned long long	ends, unmatched, exited, instants;
 	unsigned long long	async_unpaired_ends, async_dup_begins;
 	/* lost records per tgid: small array, few groups are rate limited */
-	struct { int tgid; unsigned long long count; } *lost;
+	struct { int src, tgid; unsigned long long count; } *lost;
 	size_t			nr_lost;
 	/* ends flagged unmatched/exited, listed with their times */
 	struct tr_event		flagged[20];
 	char			flagged_name[20][TR_NAME_MAX];
 	char			flagged_comm[20][TR_COMM_MAX];
 	size_t			nr_flagged;
+	/*
+	 * async spans begun on host i and ended on host j: the least
+	 * end - begin, which bounds clock(j) - clock(i) from above
+	 */
+	long long		gap[TR_MAX_INPUTS][TR_MAX_INPUTS];
+	unsigned long long	nr_gap[TR_MAX_INPUTS][TR_MAX_INPUTS];
+	unsigned long long	cross_host;
 };
 
 static unsigned int str_hash(const char *a, const char *b, unsigned int x)
@@ -137,114 +138,64 @@ static void row_add_span(struct row *row, unsigned long long dur,
 	row->cpu_total += cpu;
 }
 
-/*
- * load_cgroups - read FILE.cgroups, lines "PID CGROUP_PATH", which
- * "cgtrace record" writes: trace.dat has no cgroup per event.
- */
-static int load_cgroups(struct report *r, const char *path)
-{
-	char *file = tr_sidecar_path(path, ".cgroups");
-	char *line = NULL, *p, *end;
-	size_t cap = 0;
-	ssize_t len;
-	FILE *f;
-	long pid;
-
-	if (!file)
-		return -1;
-	f = fopen(file, "r");
-	if (!f) {
-		err_msg("--by cgroup: %s not found: trace.dat records no cgroup per event,\n"
-			"         so the writer's cgroup comes from this file (lines \"PID CGROUP_PATH\",\n"
-			"         written by \"cgtrace record\")", file);
-		free(file);
-		return -1;
-	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		struct pid_cgroup *pc;
-		unsigned int h;
-
-		if (line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (line[0] == '#')
-			continue;
-		pid = strtol(line, &end, 10);
-		if (end == line || pid <= 0 || (*end != ' ' && *end != '\t'))
-			continue;
-		for (p = end; *p == ' ' || *p == '\t'; p++)
-			;
-		if (!*p)
-			continue;
-		pc = xalloc(NULL, sizeof(*pc));
-		pc->pid = pid;
-		pc->path = xstrdup(p);
-		h = (unsigned int)pid % RHASH_SIZE;
-		pc->next = r->cgroups[h];	/* later lines win */
-		r->cgroups[h] = pc;
-	}
-	free(line);
-	fclose(f);
-	free(file);
-	r->have_cgroups = true;
-	return 0;
-}
-
-static const char *cgroup_of(struct report *r, int pid)
-{
-	struct pid_cgroup *pc;
-
-	for (pc = r->cgroups[(unsigned int)pid % RHASH_SIZE]; pc; pc = pc->next)
-		if (pc->pid == pid)
-			return pc->path;
-	return NULL;
-}
-
 /* group_of - the group label of an event's writer */
 static const char *group_of(struct report *r, struct trace_file *tf,
 			    const struct tr_event *ev, char *buf, size_t size)
 {
+	const char *host = tf->nr_src > 1 ? tf->src[ev->src].host : "";
+	const char *sep = tf->nr_src > 1 ? ":" : "";
 	const char *cg;
 
 	switch (r->by) {
 	case BY_THREAD:
-		snprintf(buf, size, "%s-%d", tr_comm(tf, ev->pid), ev->pid);
+		snprintf(buf, size, "%s%s%s-%d", host, sep,
+			 tr_comm(tf, ev->src, ev->pid), ev->pid);
 		return buf;
 	case BY_CGROUP:
-		cg = cgroup_of(r, ev->pid);
-		if (!cg)
-			cg = cgroup_of(r, ev->tgid ? ev->tgid : ev->pid);
-		return cg ? cg : "(unknown cgroup)";
+		cg = tr_cgroup_of(tf, ev->src, ev->pid);
+		snprintf(buf, size, "%s%s%s", host, sep,
+			 cg ? cg : "(unknown cgroup)");
+		return buf;
+	case BY_HOST:
+		return tf->src[ev->src].host;
 	default:
 		return "";
 	}
 }
 
-static void add_lost(struct report *r, int tgid, unsigned long long count)
+static void add_lost(struct report *r, int src, int tgid,
+		     unsigned long long count)
 {
 	size_t i;
 
 	for (i = 0; i < r->nr_lost; i++) {
-		if (r->lost[i].tgid == tgid) {
+		if (r->lost[i].tgid == tgid && r->lost[i].src == src) {
 			r->lost[i].count += count;
 			return;
 		}
 	}
 	r->lost = xalloc(r->lost, (r->nr_lost + 1) * sizeof(*r->lost));
+	r->lost[r->nr_lost].src = src;
 	r->lost[r->nr_lost].tgid = tgid;
 	r->lost[r->nr_lost].count = count;
 	r->nr_lost++;
 }
 
-/* async_begin/async_end - pair S and F records by (tgid, name, cookie) */
+/*
+ * async_begin/async_end - pair S and F records by (host, tgid, name,
+ * cookie); an end with no begin of its own process pairs with a begin of
+ * the same name and cookie on another host: a request handed over the
+ * network, whose two ends bound how far apart the two clocks may be.
+ */
 static void async_begin(struct report *r, const struct tr_event *ev,
 			const char *group)
 {
-	unsigned int h = str_hash(ev->name, "", (unsigned int)ev->value ^ ev->tgid);
+	unsigned int h = str_hash(ev->name, "", (unsigned int)ev->value);
 	struct async_open *a;
 
 	for (a = r->async[h]; a; a = a->next) {
-		if (a->tgid == ev->tgid && a->cookie == ev->value &&
-		    !strcmp(a->name, ev->name)) {
+		if (a->src == ev->src && a->tgid == ev->tgid &&
+		    a->cookie == ev->value && !strcmp(a->name, ev->name)) {
 			/* a second begin restarts the span */
 			r->async_dup_begins++;
 			a->ts = ev->ts;
@@ -252,6 +203,7 @@ static void async_begin(struct report *r, const struct tr_event *ev,
 		}
 	}
 	a = xalloc(NULL, sizeof(*a));
+	a->src = ev->src;
 	a->tgid = ev->tgid;
 	a->cookie = ev->value;
 	a->name = xstrdup(ev->name);
@@ -261,24 +213,46 @@ static void async_begin(struct report *r, const struct tr_event *ev,
 	r->async[h] = a;
 }
 
-static void async_end(struct report *r, const struct tr_event *ev)
+static struct async_open **async_find(struct report *r,
+				      const struct tr_event *ev, bool other_host)
 {
-	unsigned int h = str_hash(ev->name, "", (unsigned int)ev->value ^ ev->tgid);
+	unsigned int h = str_hash(ev->name, "", (unsigned int)ev->value);
 	struct async_open **pp, *a;
 
 	for (pp = &r->async[h]; (a = *pp); pp = &a->next) {
-		if (a->tgid == ev->tgid && a->cookie == ev->value &&
-		    !strcmp(a->name, ev->name))
-			break;
+		if (a->cookie != ev->value || strcmp(a->name, ev->name))
+			continue;
+		if (other_host ? a->src != ev->src :
+		    a->src == ev->src && a->tgid == ev->tgid)
+			return pp;
 	}
-	if (!a) {
+	return NULL;
+}
+
+static void async_end(struct report *r, const struct tr_event *ev)
+{
+	struct async_open **pp, *a;
+	long long gap;
+
+	pp = async_find(r, ev, false);
+	if (!pp)
+		pp = async_find(r, ev, true);
+	if (!pp) {
 		r->async_unpaired_ends++;
 		return;
 	}
+	a = *pp;
 	*pp = a->next;
+	gap = (long long)(ev->ts - a->ts);
+	if (a->src != ev->src) {
+		r->cross_host++;
+		if (!r->nr_gap[a->src][ev->src] || gap < r->gap[a->src][ev->src])
+			r->gap[a->src][ev->src] = gap;
+		r->nr_gap[a->src][ev->src]++;
+	}
 	/* grouped where it began; no on-CPU time for async spans */
 	row_add_span(row_get(r, ROW_ASYNC, a->group, a->name),
-		     ev->ts - a->ts, 0);
+		     gap > 0 ? gap : 0, 0);
 	free(a->name);
 	free(a->group);
 	free(a);
@@ -289,7 +263,7 @@ static int report_event(struct trace_file *tf, const struct tr_event *ev,
 			void *data)
 {
 	struct report *r = data;
-	char gbuf[TR_COMM_MAX + 16];
+	char gbuf[4352];
 	const char *group;
 	struct row *row;
 
@@ -307,7 +281,7 @@ static int report_event(struct trace_file *tf, const struct tr_event *ev,
 			r->flagged[i] = *ev;
 			snprintf(r->flagged_name[i], TR_NAME_MAX, "%s", ev->name);
 			snprintf(r->flagged_comm[i], TR_COMM_MAX, "%s",
-				 tr_comm(tf, ev->pid));
+				 tr_comm(tf, ev->src, ev->pid));
 		}
 		if (ev->flags & TR_END_UNMATCHED) {
 			/* counted per name only when the end named a span */
@@ -345,7 +319,7 @@ static int report_event(struct trace_file *tf, const struct tr_event *ev,
 		async_end(r, ev);
 		break;
 	case TR_LOST:
-		add_lost(r, ev->tgid, ev->value);
+		add_lost(r, ev->src, ev->tgid, ev->value);
 		break;
 	default:
 		break;
@@ -393,7 +367,8 @@ static int cmp_row(const void *a, const void *b)
 
 static const char *by_label(enum by_mode by)
 {
-	return by == BY_THREAD ? "THREAD" : by == BY_CGROUP ? "CGROUP" : NULL;
+	return by == BY_THREAD ? "THREAD" : by == BY_CGROUP ? "CGROUP" :
+	       by == BY_HOST ? "HOST" : NULL;
 }
 
 /* print_spans - one table of span (or async span) statistics */
@@ -452,6 +427,53 @@ static void print_spans(struct report *r, struct row **rows, size_t n,
 	}
 }
 
+/*
+ * print_clock_evidence - what the async spans that crossed hosts say of
+ * the clocks: a span begun on A and ended on B ended after it began, so
+ * clock(B) - clock(A) <= its measured end - begin; spans both ways bound
+ * the difference from both sides. A negative bound means B's clock is
+ * behind A's by at least that much: those spans appear to end before
+ * they begin.
+ */
+static void print_clock_evidence(struct report *r, struct trace_file *tf)
+{
+	char up[32], down[32];
+	long long ab, ba;
+	int i, j;
+
+	for (i = 0; i < tf->nr_src; i++) {
+		for (j = i + 1; j < tf->nr_src; j++) {
+			if (!r->nr_gap[i][j] && !r->nr_gap[j][i])
+				continue;
+			ab = r->gap[i][j];
+			ba = r->gap[j][i];
+			printf("clock: %llu async spans %s -> %s, %llu %s -> %s: clock(%s) - clock(%s) is",
+			       r->nr_gap[i][j], tf->src[i].host, tf->src[j].host,
+			       r->nr_gap[j][i], tf->src[j].host, tf->src[i].host,
+			       tf->src[j].host, tf->src[i].host);
+			tr_format_dur(ab < 0 ? -ab : ab, up, sizeof(up));
+			tr_format_dur(ba < 0 ? -ba : ba, down, sizeof(down));
+			if (r->nr_gap[j][i])
+				printf(" >= %s%s", ba > 0 ? "-" : "", down);
+			if (r->nr_gap[i][j] && r->nr_gap[j][i])
+				printf(" and");
+			if (r->nr_gap[i][j])
+				printf(" <= %s%s", ab < 0 ? "-" : "", up);
+			printf("\n");
+			if (r->nr_gap[i][j] && ab < 0)
+				printf("clock: %s's clock is behind %s's by at least %s: spans from %s to %s\n"
+				       "       appear to end before they begin\n",
+				       tf->src[j].host, tf->src[i].host, up,
+				       tf->src[i].host, tf->src[j].host);
+			if (r->nr_gap[j][i] && ba < 0)
+				printf("clock: %s's clock is behind %s's by at least %s: spans from %s to %s\n"
+				       "       appear to end before they begin\n",
+				       tf->src[i].host, tf->src[j].host, down,
+				       tf->src[j].host, tf->src[i].host);
+		}
+	}
+}
+
 static void print_report(struct report *r, struct trace_file *tf)
 {
 	const char *gl = by_label(r->by);
@@ -465,12 +487,16 @@ static void print_report(struct report *r, struct trace_file *tf)
 	tr_format_time(tf, tf->first_ts, t0, sizeof(t0));
 	tr_format_time(tf, tf->last_ts, t1, sizeof(t1));
 	tr_format_dur(tf->last_ts - tf->first_ts, d, sizeof(d));
-	printf("trace: %s (buffers: ", tf->path);
+	printf("trace: ");
+	for (i = 0; i < (size_t)tf->nr_src; i++)
+		printf("%s%s", i ? ", " : "", tf->src[i].path);
+	printf(" (buffers: ");
 	tr_print_buffers(tf, stdout);
 	printf(")\n");
-	printf("time:  %s .. %s (%s)%s%s\n", t0, t1, d,
-	       tf->wall ? ", wall clock from " : "",
-	       tf->wall ? tf->wall_source : "");
+	printf("time:  %s .. %s (%s)%s\n", t0, t1, d,
+	       tf->wall ? ", wall clock" : "");
+	tr_print_clocks(tf, stdout);
+	print_clock_evidence(r, tf);
 	printf("marker events: %llu", tf->nr_marker_seen);
 	if (tf->missed)
 		printf(", ring buffer lost %llu events (not only markers)",
@@ -547,18 +573,20 @@ static void print_report(struct report *r, struct trace_file *tf)
 	} else {
 		printf("Lost records (rate limit), per process:\n");
 		for (i = 0; i < r->nr_lost; i++)
-			printf("  %-20s tgid %-8d %llu\n",
-			       tr_comm(tf, r->lost[i].tgid), r->lost[i].tgid,
-			       r->lost[i].count);
+			printf("  %s%s%-20s tgid %-8d %llu\n",
+			       tf->nr_src > 1 ? tf->src[r->lost[i].src].host : "",
+			       tf->nr_src > 1 ? ":" : "",
+			       tr_comm(tf, r->lost[i].src, r->lost[i].tgid),
+			       r->lost[i].tgid, r->lost[i].count);
 	}
-	if (r->by == BY_CGROUP)
-		printf("(cgroups from %s.cgroups)\n", tf->path);
+	for (i = 0; r->by == BY_CGROUP && i < (size_t)tf->nr_src; i++)
+		printf("(cgroups of %s from %s)\n", tf->src[i].path,
+		       tf->src[i].cgroups_source);
 }
 
 static void report_free(struct report *r)
 {
 	struct async_open *a, *an;
-	struct pid_cgroup *p, *pn;
 	struct row *row, *rn;
 	size_t i;
 
@@ -577,11 +605,6 @@ static void report_free(struct report *r)
 			free(a->group);
 			free(a);
 		}
-		for (p = r->cgroups[i]; p; p = pn) {
-			pn = p->next;
-			free(p->path);
-			free(p);
-		}
 	}
 	free(r->lost);
 }
@@ -589,33 +612,37 @@ static void report_free(struct report *r)
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cgtrace report [-i FILE] [-B BUFFER] [--by name|thread|cgroup] [--wall]\n"
-		"\n"
-		"  Statistics of the user-space marker spans in a trace.dat recorded with\n"
-		"  \"-e user_markers\" (Documentation/trace/user-markers.rst): per group the\n"
-		"  count, total, min, mean, p50, p99 and max duration, the on-CPU time\n"
-		"  (cpu_ns) and the blocked time (duration - on-CPU); async spans paired\n"
-		"  by process, name and cookie; counters (count, min, max, last);\n"
-		"  instants; unmatched and exited ends; records the rate limit dropped\n"
-		"  (lost events) per process.\n"
-		"\n"
-		"  -i, --input FILE  the trace (default: trace.dat)\n"
-		"  -B, --buffer NAME read only this buffer of the trace: an instance\n"
-		"                    (\"cgtrace record\" records into one, cgtrace-PID\n"
-		"                    unless -B) or \"top\", the top-level buffer. By default\n"
-		"                    the events of all buffers are read, merged by time\n"
-		"  -b, --by MODE     group by span name (default), writer thread, or the\n"
-		"                    writer's cgroup. trace.dat holds no cgroup per event:\n"
-		"                    --by cgroup reads FILE.cgroups, lines \"PID CGROUP_PATH\"\n"
-		"                    (the pid of a thread or of its process), which\n"
-		"                    \"cgtrace record\" writes next to the trace\n"
-		"  -w, --wall        print times as the wall clock (gettimeofday()). Needs a\n"
-		"                    trace recorded with \"trace-cmd record --date\", or\n"
-		"                    FILE.clock with lines \"TRACE_NS REALTIME_NS\"\n"
-		"  -h, --help        this text\n"
-		"\n"
-		"  Exit status: 0 success, 1 error (unreadable file, not a trace.dat, no\n"
-		"  user_markers events), 2 usage.\n");
+"usage: cgtrace report [-i FILE]... [-B BUFFER] [-s name|thread|cgroup|host] [-w]\n"
+"\n"
+"Statistics of the user-space marker spans in a trace.dat recorded with\n"
+"\"-e user_markers\" (Documentation/trace/user-markers.rst): per group the\n"
+"count, total, min, mean, p50, p99 and max duration, the on-CPU time\n"
+"(cpu_ns) and the blocked time (duration - on-CPU); async spans paired\n"
+"by process, name and cookie (or across hosts by name and cookie);\n"
+"counters (count, min, max, last); instants; unmatched and exited ends;\n"
+"records the rate limit dropped (lost events) per process.\n"
+"\n"
+"options:\n"
+"  -i, --input FILE     a trace (default: trace.dat). Given several times\n"
+"                       (one file per host), the files are merged in\n"
+"                       wall-clock time, as with --wall, and the report says\n"
+"                       how far apart the hosts' clocks may have been\n"
+"  -B, --buffer NAME    read only this buffer: an instance (\"cgtrace record\"\n"
+"                       records into one, cgtrace-PID unless -B) or \"top\",\n"
+"                       the top-level buffer. Default: every buffer, merged\n"
+"  -s, --sort, --by KEY group by span name (default), writer thread, the\n"
+"                       writer's cgroup or host. trace.dat holds no cgroup\n"
+"                       per event: \"cgtrace record\" notes each traced\n"
+"                       task's cgroup in the trace; older recordings give\n"
+"                       them in FILE.cgroups, lines \"PID CGROUP_PATH\"\n"
+"  -w, --wall           times as the wall clock (gettimeofday()): from the\n"
+"                       clock samples \"cgtrace record\" stores in the trace,\n"
+"                       \"trace-cmd record --date\", or FILE.clock with lines\n"
+"                       \"TRACE_NS REALTIME_NS\"\n"
+"  -h, --help           this text\n"
+"\n"
+"exit status: 0 success, 1 error (unreadable file, not a trace.dat, no\n"
+"user_markers events, no wall-clock or cgroup reference), 2 usage.\n");
 }
 
 /* cmd_report - the report subcommand */
@@ -623,58 +650,65 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		TR_INPUT_LONGOPTS,
-		{ "by", required_argument, NULL, 'b' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "by", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tr_input in = { .path = "trace.dat" };
-	struct report r;
+	static const char * const keys[] = {
+		[BY_NAME] = "name", [BY_THREAD] = "thread",
+		[BY_CGROUP] = "cgroup", [BY_HOST] = "host",
+	};
+	struct tr_input in = { 0 };
 	struct trace_file tf;
-	int c;
+	struct report *r;
+	int c, k;
 
-	memset(&r, 0, sizeof(r));
+	r = xalloc(NULL, sizeof(*r));
+	memset(r, 0, sizeof(*r));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:h" TR_INPUT_SHORTOPTS, opts,
+	while ((c = getopt_long(argc, argv, "s:h" TR_INPUT_SHORTOPTS, opts,
 				NULL)) != -1) {
-		if (tr_input_option(&in, c, optarg))
+		k = tr_input_option(&in, c, optarg);
+		if (k < 0)
+			goto usage;
+		if (k)
 			continue;
 		switch (c) {
-		case 'b':
-			if (!strcmp(optarg, "name"))
-				r.by = BY_NAME;
-			else if (!strcmp(optarg, "thread"))
-				r.by = BY_THREAD;
-			else if (!strcmp(optarg, "cgroup"))
-				r.by = BY_CGROUP;
-			else {
-				err_msg("report: --by takes name, thread or cgroup");
-				return 2;
+		case 's':
+			for (k = 0; k < 4 && strcmp(optarg, keys[k]); k++)
+				;
+			if (k == 4) {
+				err_msg("report: --sort takes name, thread, cgroup or host");
+				goto usage;
 			}
+			r->by = k;
 			break;
 		case 'h':
 			report_usage(stdout);
+			free(r);
 			return 0;
 		default:
-			report_usage(stderr);
-			return 2;
+			goto usage;
 		}
 	}
 	if (optind < argc) {
 		err_msg("report: unexpected argument '%s'", argv[optind]);
-		report_usage(stderr);
-		return 2;
+		goto usage;
 	}
-
-	if (r.by == BY_CGROUP && load_cgroups(&r, in.path) < 0) {
-		report_free(&r);
+	in.need_cgroups = r->by == BY_CGROUP;
+	if (tr_read_markers(&tf, &in, report_event, r) < 0) {
+		report_free(r);
+		free(r);
 		return 1;
 	}
-	if (tr_read_markers(&tf, &in, report_event, &r) < 0) {
-		report_free(&r);
-		return 1;
-	}
-	print_report(&r, &tf);
-	report_free(&r);
+	print_report(r, &tf);
+	report_free(r);
+	free(r);
 	tr_close(&tf);
 	return 0;
+usage:
+	report_usage(stderr);
+	free(r);
+	return 2;
 }

@@ -12,7 +12,7 @@
 static void reset_usage(FILE *f)
 {
 	fprintf(f,
-"usage: cgtrace reset [INSTANCE]\n"
+"usage: cgtrace reset [[-B] INSTANCE]\n"
 "\n"
 "Clear the context filters of a tracing instance (the top level when\n"
 "INSTANCE is omitted or \"top\"): empty the four pid and four cgroup\n"
@@ -22,7 +22,8 @@ static void reset_usage(FILE *f)
 "is left alone: the kernel never resets it (compare two readings).\n"
 "Files the kernel does not have are skipped.\n"
 "\n"
-"exit status: 0, or 1 when a file could not be written.\n");
+"exit status: 0; 1 when the instance does not exist or a file could not\n"
+"be written; 2 for a usage error.\n");
 }
 
 /* reset_file - write a value; a missing file is not an error */
@@ -42,18 +43,15 @@ static int reset_file(struct tracefs_instance *inst, const char *file,
 int cmd_reset(int argc, char **argv)
 {
 	struct tracefs_instance *inst;
+	const char *name;
 	int i, ret = 0;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		reset_usage(stdout);
-		return 0;
+	i = instance_arg(argc, argv, &name);
+	if (i) {
+		reset_usage(i > 0 ? stdout : stderr);
+		return i > 0 ? 0 : EXIT_USAGE;
 	}
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		reset_usage(stderr);
-		return 1;
-	}
-	if (tfs_init() || tfs_instance_get(argc > 1 ? argv[1] : NULL, false,
-					   &inst, NULL))
+	if (tfs_init(true) || tfs_instance_get(name, false, &inst, NULL))
 		return 1;
 	for (i = 0; i < 4; i++) {
 		ret |= reset_file(inst, tfs_pid_files[i], "");

@@ -3,6 +3,7 @@
  * show.c - "cgtrace show": print every context filter of an instance, its
  * fork options and its marker settings and counts.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 static void show_usage(FILE *f)
 {
 	fprintf(f,
-"usage: cgtrace show [INSTANCE]\n"
+"usage: cgtrace show [[-B] INSTANCE]\n"
 "\n"
 "Print the context filters of a tracing instance (the top level when\n"
 "INSTANCE is omitted or \"top\"): the four pid files (set_event_pid,\n"
@@ -25,7 +26,11 @@ static void show_usage(FILE *f)
 "options/user_events_prctl and the counts of user_events_stats.\n"
 "A file the kernel does not have is shown as \"(not in this kernel)\".\n"
 "\n"
-"exit status: 0, or 1 when the instance does not exist.\n");
+"Reading needs read access to tracefs only, e.g. membership of the\n"
+"group it was mounted with (mount -o remount,gid=GID,mode=0750).\n"
+"\n"
+"exit status: 0; 1 when the instance does not exist or cannot be read;\n"
+"2 for a usage error.\n");
 }
 
 /* show_file - "name: value", one list entry per line, aligned */
@@ -41,7 +46,7 @@ static void show_file(struct tracefs_instance *inst, const char *file)
 	}
 	text = tfs_read(inst, file);
 	if (!text) {
-		printf("(unreadable)\n");
+		printf("(unreadable: %s)\n", strerror(errno));
 		return;
 	}
 	for (line = strtok_r(text, "\n", &save); line;
@@ -57,6 +62,42 @@ static void show_file(struct tracefs_instance *inst, const char *file)
 	free(text);
 }
 
+/*
+ * instance_arg - the instance of show and reset: -B NAME (as trace-cmd
+ * names one), or a lone positional NAME; NULL for the top level.
+ * Returns 0, or -1 for a usage error, 1 for --help.
+ */
+int instance_arg(int argc, char **argv, const char **name)
+{
+	static const struct option longopts[] = {
+		{ "instance",	required_argument, NULL, 'B' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL },
+	};
+	int c;
+
+	*name = NULL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "B:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'B':
+			*name = optarg;
+			break;
+		case 'h':
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	if (optind < argc && !*name)
+		*name = argv[optind++];
+	if (optind < argc) {
+		err_msg("%s: unexpected argument '%s'", argv[0], argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const char * const other[] = {
@@ -65,18 +106,16 @@ int cmd_show(int argc, char **argv)
 		"user_events_stats", NULL,
 	};
 	struct tracefs_instance *inst;
+	const char *name;
 	int i;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		show_usage(stdout);
-		return 0;
+	i = instance_arg(argc, argv, &name);
+	if (i) {
+		show_usage(i > 0 ? stdout : stderr);
+		return i > 0 ? 0 : EXIT_USAGE;
 	}
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		show_usage(stderr);
-		return 1;
-	}
-	if (tfs_init() || tfs_instance_get(argc > 1 ? argv[1] : NULL, false,
-					   &inst, NULL))
+	/* reading needs read access only (a tracefs gid= group member) */
+	if (tfs_init(false) || tfs_instance_get(name, false, &inst, NULL))
 		return 1;
 	printf("instance: %s\n", tfs_instance_label(inst));
 	for (i = 0; i < 4; i++)

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracefs_util.c - find tracefs and cgroup2, read and write instance files,
- * and turn the kernel's errors into messages a user can act on.
+ * tracefs_util.c - find tracefs, read and write instance files through
+ * libtracefs, and turn the kernel's errors into messages a user can act on.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,13 +36,23 @@ static const char *file_config(const char *file)
 	return "the tracing option that provides it";
 }
 
+/* the tracing directory in use, and the handle of its top level */
+static const char *tfs_dir;
+static struct tracefs_instance *tfs_top;
+
+/* inst - the handle to use: NULL is the top level of tfs_dir */
+#define inst_or_top(inst)	((inst) ? (inst) : tfs_top)
+
 /*
- * tfs_init - find the tracing directory and check that we may use it
+ * tfs_init - find the tracing directory and check that we may use it:
+ * @write for changing filters and making instances, else read access.
  *
  * CGTRACE_TRACEFS in the environment points cgtrace at another directory
- * (the tests use it to fake a kernel without some feature).
+ * (the tests use it to fake a kernel without some feature). Every file
+ * access goes through a libtracefs instance handle bound to that
+ * directory, the top level included (tracefs_instance_alloc(dir, NULL)).
  */
-int tfs_init(void)
+int tfs_init(bool write)
 {
 	const char *dir = getenv("CGTRACE_TRACEFS");
 	char path[4096];
@@ -59,10 +68,22 @@ int tfs_init(void)
 		err_msg("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/instances", dir);
-	if (access(path, W_OK)) {
+	tfs_dir = dir;
+	tfs_top = tracefs_instance_alloc(dir, NULL);
+	if (!tfs_top) {
+		err_msg("cannot use %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (write)
+		snprintf(path, sizeof(path), "%s/instances", dir);
+	else
+		snprintf(path, sizeof(path), "%s", dir);
+	if (access(path, write ? W_OK : R_OK | X_OK)) {
 		if (errno == EACCES || errno == EPERM || errno == EROFS)
-			err_msg("no permission to write %s: run cgtrace as root", path);
+			err_msg(write ? "no permission to write %s: run cgtrace as root" :
+				"no permission to read %s: run cgtrace as root, or as a member of\n"
+				"         the group tracefs was mounted with (mount -o remount,gid=GID,mode=0750)",
+				path);
 		else
 			err_msg("%s: %s (is this a tracefs directory?)", path,
 				strerror(errno));
@@ -72,20 +93,37 @@ int tfs_init(void)
 }
 
 /*
- * tfs_instance_get - look up, or create, an instance
+ * tfs_instance_get - a handle on an instance, made if @create and missing
  *
- * NULL, "" and "top" name the top level, which libtracefs calls NULL.
+ * NULL, "" and "top" name the top level: a handle with no name.
  */
 int tfs_instance_get(const char *name, bool create,
 		     struct tracefs_instance **inst, bool *created)
 {
+	struct tracefs_instance *top;
+	char sub[4096];
+	bool exists;
+
 	*inst = NULL;
 	if (created)
 		*created = false;
-	if (!name || !*name || !strcmp(name, "top"))
-		return 0;
-	if (tracefs_instance_exists(name)) {
-		*inst = tracefs_instance_alloc(NULL, name);
+	top = tracefs_instance_alloc(tfs_dir, NULL);
+	if (!name || !*name || !strcmp(name, "top")) {
+		*inst = top;
+		if (!top)
+			err_msg("cannot open the top tracing level: %s", strerror(errno));
+		return top ? 0 : -1;
+	}
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		err_msg("%s: an instance name cannot hold '/' or be . or ..", name);
+		tracefs_instance_free(top);
+		return -1;
+	}
+	snprintf(sub, sizeof(sub), "instances/%s", name);
+	exists = top && tracefs_dir_exists(top, sub);
+	tracefs_instance_free(top);
+	if (exists) {
+		*inst = tracefs_instance_alloc(tfs_dir, name);
 	} else if (create) {
 		*inst = tracefs_instance_create(name);
 		if (*inst && created)
@@ -95,7 +133,7 @@ int tfs_instance_get(const char *name, bool create,
 		return -1;
 	}
 	if (!*inst) {
-		err_msg("cannot %s instance %s: %s", create ? "create" : "open",
+		err_msg("cannot %s instance %s: %s", exists ? "open" : "create",
 			name, strerror(errno));
 		return -1;
 	}
@@ -107,43 +145,29 @@ void tfs_instance_put(struct tracefs_instance *inst, bool destroy)
 {
 	if (!inst)
 		return;
-	if (destroy && tracefs_instance_destroy(inst))
+	if (destroy && !tfs_is_top(inst) && tracefs_instance_destroy(inst))
 		err_msg("cannot remove instance %s: %s",
 			tracefs_instance_get_name(inst), strerror(errno));
 	tracefs_instance_free(inst);
 }
 
+/* tfs_is_top - is this the handle of the top level */
+bool tfs_is_top(struct tracefs_instance *inst)
+{
+	return !inst || !tracefs_instance_get_name(inst);
+}
+
 /* tfs_instance_label - a printable name of an instance */
 const char *tfs_instance_label(struct tracefs_instance *inst)
 {
-	return inst ? tracefs_instance_get_name(inst) : "top";
-}
-
-/*
- * tfs_path - the path of an instance file (free it)
- *
- * Built here rather than by libtracefs, whose helpers for the top level
- * do not always follow tracefs_set_tracing_dir().
- */
-static char *tfs_path(struct tracefs_instance *inst, const char *file)
-{
-	char *dir = inst ? tracefs_instance_get_dir(inst) : NULL, *path;
-	int ret;
-
-	ret = asprintf(&path, "%s/%s", dir ? dir : tracefs_tracing_dir(), file);
-	if (dir)
-		tracefs_put_tracing_file(dir);
-	return ret < 0 ? NULL : path;
+	return tfs_is_top(inst) ? "top" : tracefs_instance_get_name(inst);
 }
 
 /* tfs_has - does the instance have this file (or directory) */
 bool tfs_has(struct tracefs_instance *inst, const char *file)
 {
-	char *path = tfs_path(inst, file);
-	bool ret = path && !access(path, F_OK);
-
-	free(path);
-	return ret;
+	return tracefs_file_exists(inst_or_top(inst), file) ||
+	       tracefs_dir_exists(inst_or_top(inst), file);
 }
 
 /* tfs_require - fail with the missing kernel option when a file is absent */
@@ -159,75 +183,45 @@ int tfs_require(struct tracefs_instance *inst, const char *file)
 /*
  * tfs_write - write a string to an instance file
  *
- * trunc opens with O_TRUNC (replace a list), else O_APPEND (add to it).
+ * trunc opens with O_TRUNC (replace a list), else without (add to it).
  * Returns 0 or -errno, so that callers can explain the kernel's refusal.
  */
 int tfs_write(struct tracefs_instance *inst, const char *file,
 	      const char *str, bool trunc)
 {
-	char *path = tfs_path(inst, file);
-	ssize_t len = strlen(str), ret;
-	int fd, err = 0;
+	int len = strlen(str), ret;
 
-	if (!path)
-		return -ENOMEM;
-	fd = open(path, O_WRONLY | O_CLOEXEC | (trunc ? O_TRUNC : O_APPEND));
-	free(path);
-	if (fd < 0)
-		return -errno;
-	if (len) {
-		ret = write(fd, str, len);
-		if (ret < 0)
-			err = -errno;
-		else if (ret != len)
-			err = -EIO;
-	}
-	close(fd);
-	return err;
+	errno = 0;
+	if (trunc)
+		ret = tracefs_instance_file_write(inst_or_top(inst), file, str);
+	else
+		ret = tracefs_instance_file_append(inst_or_top(inst), file, str);
+	if (ret < 0)
+		return errno ? -errno : -EIO;
+	return ret == len ? 0 : -EIO;
 }
 
 /* tfs_clear - empty a list file: open it with O_TRUNC and write nothing */
 int tfs_clear(struct tracefs_instance *inst, const char *file)
 {
-	return tfs_write(inst, file, "", true);
+	errno = 0;
+	if (tracefs_instance_file_clear(inst_or_top(inst), file))
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
-/* tfs_read - the content of an instance file (free it), NULL if absent */
+/* tfs_read - the content of an instance file (free it), NULL on error */
 char *tfs_read(struct tracefs_instance *inst, const char *file)
 {
-	char *path = tfs_path(inst, file), *buf = NULL;
-	size_t size = 0, len = 0;
-	ssize_t n;
-	int fd;
+	char *text;
+	int size;
 
-	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	free(path);
-	if (fd < 0)
-		return NULL;
-	do {
-		if (len + 4096 + 1 > size) {
-			char *nbuf = realloc(buf, size = len + 8192);
-
-			if (!nbuf) {
-				n = -1;
-				break;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, size - len - 1);
-		if (n > 0)
-			len += n;
-	} while (n > 0 || (n < 0 && errno == EINTR));
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	if (!buf)
-		buf = calloc(1, 1);
-	else
-		buf[len] = '\0';
-	return buf;
+	errno = 0;
+	text = tracefs_instance_file_read(inst_or_top(inst), file, &size);
+	/* libtracefs returns NULL for an empty file too */
+	if (!text && !errno)
+		text = strdup("");
+	return text;
 }
 
 /* write_error - explain why a filter write failed */
@@ -304,74 +298,4 @@ int tfs_set_pids(struct tracefs_instance *inst, const char *file,
 bool tfs_has_user_markers(struct tracefs_instance *inst)
 {
 	return tfs_has(inst, "events/user_markers");
-}
-
-/* cg_root - where cgroup2 is mounted (the first cgroup2 mount) */
-const char *cg_root(void)
-{
-	static char root[4096];
-	char line[8192], *sep, mnt[4096], fstype[64];
-	FILE *f;
-
-	if (root[0])
-		return root;
-	strcpy(root, "/sys/fs/cgroup");
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return root;
-	while (fgets(line, sizeof(line), f)) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS ... - FSTYPE ... */
-		sep = strstr(line, " - ");
-		if (!sep || sscanf(sep + 3, "%63s", fstype) != 1 ||
-		    strcmp(fstype, "cgroup2"))
-			continue;
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1) {
-			snprintf(root, sizeof(root), "%s", mnt);
-			break;
-		}
-	}
-	fclose(f);
-	return root;
-}
-
-/* cg_self_dir - the directory of the caller's own cgroup (free it) */
-char *cg_self_dir(void)
-{
-	char line[4096], *dir = NULL;
-	FILE *f = fopen("/proc/self/cgroup", "re");
-
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "0::", 3))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		if (asprintf(&dir, "%s%s", cg_root(),
-			     strcmp(line + 3, "/") ? line + 3 : "") < 0)
-			dir = NULL;
-		break;
-	}
-	fclose(f);
-	if (!dir)
-		err_msg("not in a cgroup v2 hierarchy (no 0:: line in /proc/self/cgroup)");
-	return dir;
-}
-
-/* need_trace_cmd - fail with a hint when trace-cmd is not in PATH */
-int need_trace_cmd(void)
-{
-	const char *path = getenv("PATH");
-	char *copy, *dir, *save, file[4096];
-	int found = 0;
-
-	copy = strdup(path ? path : "/usr/bin:/bin");
-	for (dir = strtok_r(copy, ":", &save); dir && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
-		snprintf(file, sizeof(file), "%s/trace-cmd", *dir ? dir : ".");
-		found = !access(file, X_OK);
-	}
-	free(copy);
-	if (!found)
-		err_msg("trace-cmd is not installed or not in PATH (apt install trace-cmd)");
-	return found ? 0 : -1;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tracefs_util.h - a thin layer over libtracefs and cgroup2 for cgtrace
+ * tracefs_util.h - instances and filter files through libtracefs, with
+ * errors a user can act on
  */
 #ifndef CGTRACE_TRACEFS_UTIL_H
 #define CGTRACE_TRACEFS_UTIL_H
@@ -15,10 +16,11 @@ extern const char * const tfs_cgroup_files[4];
 /* Default of user_events_rate (Documentation/trace/user-markers.rst). */
 #define TFS_USER_EVENTS_RATE_DEFAULT	"100000 10000"
 
-int tfs_init(void);
+int tfs_init(bool write);
 int tfs_instance_get(const char *name, bool create,
 		     struct tracefs_instance **inst, bool *created);
 void tfs_instance_put(struct tracefs_instance *inst, bool destroy);
+bool tfs_is_top(struct tracefs_instance *inst);
 const char *tfs_instance_label(struct tracefs_instance *inst);
 bool tfs_has(struct tracefs_instance *inst, const char *file);
 int tfs_require(struct tracefs_instance *inst, const char *file);
@@ -31,9 +33,5 @@ int tfs_set_cgroups(struct tracefs_instance *inst, const char *file,
 int tfs_set_pids(struct tracefs_instance *inst, const char *file,
 		 char **pids, int n);
 bool tfs_has_user_markers(struct tracefs_instance *inst);
-
-const char *cg_root(void);
-char *cg_self_dir(void);
-int need_trace_cmd(void);
 
 #endif

@@ -20,6 +20,9 @@
  * the fallback, UM_TRACEFS to use another tracefs mount point.
  *
  * Every function returns 0 or a negative errno; errors can be ignored.
+ * The prctl has no async kinds (it takes BEGIN, END, COUNTER and INSTANT):
+ * without the user_events file, um_async_begin() and um_async_end() record
+ * nothing and return -EOPNOTSUPP, so that a caller can tell.
  */
 #ifndef USER_MARKER_H
 #define USER_MARKER_H
@@ -108,7 +111,10 @@ static inline int um__prctl(int kind, const char *name, long long value)
 #endif
 }
 
-/* um__write - format one record and write it in one write(2) */
+/*
+ * um__write - format one record and write it in one write(2); without the
+ * file, pass it to the prctl, whose kinds are 1-4 (0: none, -EOPNOTSUPP)
+ */
 static inline int um__write(int kind, const char *fmt, const char *name,
 			    long long value)
 {
@@ -118,7 +124,7 @@ static inline int um__write(int kind, const char *fmt, const char *name,
 	if (name && strlen(name) > UM_NAME_MAX)
 		return -ENAMETOOLONG;
 	if (fd < 0)
-		return kind ? um__prctl(kind, name, value) : 0;
+		return kind ? um__prctl(kind, name, value) : -EOPNOTSUPP;
 	len = snprintf(buf, sizeof(buf), fmt, name ? name : "", value);
 	if (write(fd, buf, len) != len)
 		return -errno;
@@ -149,13 +155,16 @@ static inline int um_instant(const char *name)
 	return um__write(PR_TRACE_MARKER_INSTANT, "I|0|%s\n", name, 0);
 }
 
-/* um_async_begin - begin an async span, matched by NAME and COOKIE */
+/*
+ * um_async_begin - begin an async span, matched by NAME and COOKIE; only
+ * through the user_events file: -EOPNOTSUPP on the prctl fallback
+ */
 static inline int um_async_begin(const char *name, long long cookie)
 {
 	return um__write(0, "S|0|%s|%lld\n", name, cookie);
 }
 
-/* um_async_end - end the async span NAME, COOKIE */
+/* um_async_end - end the async span NAME, COOKIE (-EOPNOTSUPP as above) */
 static inline int um_async_end(const char *name, long long cookie)
 {
 	return um__write(0, "F|0|%s|%lld\n", name, cookie);

@@ -61,7 +61,8 @@ static unsigned long mark(double ms)
 /* sweep - free half of the heap, then wait for "the disk": blocked */
 static void sweep(double ms)
 {
-	struct timespec ts = { 0, (long)(ms * 1e6) };
+	long long ns = (long long)(ms * 1e6);
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
 
 	um_begin("sweep");
 	while (nchunks > MAX_CHUNKS / 8 && nchunks % 2 == 0)

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgroup.c - where cgroup2 is mounted (libmount reads mountinfo), and the
+ * one resolver for every way a user names a cgroup: a cgroup path, a
+ * cgroup2 directory, id:N, a systemd unit, or a container id.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libmount.h>
+
+#include "cgtrace.h"
+#include "cgroup.h"
+
+#define CG_MAX_DEPTH	64	/* deeper trees are not walked */
+#define CG_MAX_LISTED	8	/* ambiguous matches named in an error */
+
+/* The first cgroup2 mount of this mount namespace. */
+static struct {
+	bool	looked;
+	char	*dir;		/* where it is mounted */
+	char	*root;		/* the cgroup path its top directory has */
+} cg_mnt;
+
+/*
+ * cg_mount_dir - the cgroup2 mount point, NULL (with a message) if none.
+ * libmount unescapes mountinfo's octal escapes (a space is "\040").
+ */
+const char *cg_mount_dir(void)
+{
+	struct libmnt_table *tb;
+	struct libmnt_iter *it;
+	struct libmnt_fs *fs;
+
+	if (cg_mnt.looked)
+		return cg_mnt.dir;
+	cg_mnt.looked = true;
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	while (tb && it && !mnt_table_next_fs(tb, it, &fs)) {
+		if (!mnt_fs_match_fstype(fs, "cgroup2"))
+			continue;
+		cg_mnt.dir = strdup(mnt_fs_get_target(fs));
+		cg_mnt.root = strdup(mnt_fs_get_root(fs) ? mnt_fs_get_root(fs) : "/");
+		break;
+	}
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	if (!cg_mnt.dir || !cg_mnt.root) {
+		free(cg_mnt.dir);
+		cg_mnt.dir = NULL;
+		err_msg("no cgroup2 file system is mounted (/proc/self/mountinfo); mount one with: mount -t cgroup2 none /sys/fs/cgroup");
+	}
+	return cg_mnt.dir;
+}
+
+/* under - the rest of @path after directory @dir, or NULL if not below it */
+static const char *under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/' ? path : NULL;
+	if (strncmp(path, dir, n) || (path[n] && path[n] != '/'))
+		return NULL;
+	return path + n;
+}
+
+/* join - "a" + "/b" without a doubled or trailing slash (free it) */
+static char *join(const char *a, const char *rest)
+{
+	char *s;
+
+	if (!*rest || !strcmp(rest, "/"))
+		rest = "";
+	if (!strcmp(a, "/") && *rest)
+		a = "";
+	if (asprintf(&s, "%s%s", a, rest) < 0) {
+		err_msg("out of memory");
+		exit(1);
+	}
+	return s;
+}
+
+/* cg_path_of_dir - the cgroup path of a directory below the mount (free) */
+char *cg_path_of_dir(const char *dir)
+{
+	const char *rest;
+
+	if (!cg_mount_dir())
+		return NULL;
+	rest = under(dir, cg_mnt.dir);
+	return rest ? join(cg_mnt.root, rest) : NULL;
+}
+
+/* dir_of_path - the directory of a cgroup path (free), NULL if unmounted */
+static char *dir_of_path(const char *path)
+{
+	const char *rest = under(path, cg_mnt.root);
+
+	return rest ? join(cg_mnt.dir, rest) : NULL;
+}
+
+static bool is_cgroup_dir(const char *dir, struct stat *st)
+{
+	char file[4096];
+
+	if (stat(dir, st) || !S_ISDIR(st->st_mode))
+		return false;
+	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+	return !access(file, F_OK);
+}
+
+/* cg_ref_from_dir - fill @ref for a cgroup directory below the mount */
+int cg_ref_from_dir(const char *dir, struct cg_ref *ref)
+{
+	struct stat st;
+	size_t n;
+
+	memset(ref, 0, sizeof(*ref));
+	if (!cg_mount_dir())
+		return -1;
+	ref->dir = strdup(dir);
+	if (!ref->dir)
+		return -1;
+	n = strlen(ref->dir);
+	while (n > 1 && ref->dir[n - 1] == '/')
+		ref->dir[--n] = '\0';
+	ref->path = cg_path_of_dir(ref->dir);
+	if (!ref->path || !is_cgroup_dir(ref->dir, &st)) {
+		cg_ref_free(ref);
+		return -1;
+	}
+	ref->id = st.st_ino;
+	return 0;
+}
+
+void cg_ref_free(struct cg_ref *ref)
+{
+	free(ref->dir);
+	free(ref->path);
+	memset(ref, 0, sizeof(*ref));
+}
+
+/*
+ * cg_kernel_word - how to name @ref in a set_*_cgroup write (free it).
+ * The files split on white space: a path holding any is given as id:N.
+ */
+char *cg_kernel_word(const struct cg_ref *ref)
+{
+	const char *p;
+	char *s;
+
+	for (p = ref->path; *p; p++)
+		if (isspace((unsigned char)*p) || iscntrl((unsigned char)*p))
+			break;
+	if (*p ? asprintf(&s, "id:%llu", ref->id) < 0 :
+		 !(s = strdup(ref->path))) {
+		err_msg("out of memory");
+		exit(1);
+	}
+	return s;
+}
+
+/* walk - call fn on every cgroup below dir, depth first */
+static int walk(const char *dir, int depth, cg_walk_fn fn, void *data)
+{
+	char sub[4096];
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+	int ret = 0;
+
+	if (depth >= CG_MAX_DEPTH)
+		return 0;
+	dp = opendir(dir);
+	while (dp && ret >= 0 && (d = readdir(dp))) {
+		if (d->d_name[0] == '.' ||
+		    (d->d_type != DT_DIR && d->d_type != DT_UNKNOWN))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, d->d_name);
+		if (d->d_type == DT_UNKNOWN &&
+		    (stat(sub, &st) || !S_ISDIR(st.st_mode)))
+			continue;
+		ret = fn(sub, d->d_name, data);
+		if (!ret)
+			ret = walk(sub, depth + 1, fn, data);
+	}
+	if (dp)
+		closedir(dp);
+	return ret < 0 ? ret : 0;
+}
+
+/* cg_walk - every cgroup below @dir (not @dir itself) */
+int cg_walk(const char *dir, cg_walk_fn fn, void *data)
+{
+	return walk(dir, 0, fn, data);
+}
+
+/* What a search looks for, and what it found. */
+struct cg_search {
+	const char	*want;		/* a unit name, or a container id prefix */
+	bool		container;
+	unsigned long long id;		/* id:N */
+	char		*found[CG_MAX_LISTED];
+	int		nr_found;
+};
+
+/* container_id_of - the id part of a container's cgroup name, or NULL */
+static const char *container_id_of(const char *name, size_t *len)
+{
+	static const char * const prefixes[] = {
+		"docker-", "libpod-", "cri-containerd-", "crio-", "", NULL,
+	};
+	const char *id, *end;
+	int i;
+
+	if (!strncmp(name, "libpod-conmon-", 14))
+		return NULL;	/* podman's monitor, not the container */
+	for (i = 0; prefixes[i]; i++) {
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])))
+			continue;
+		id = name + strlen(prefixes[i]);
+		end = strstr(id, ".scope");
+		if (!end)
+			end = id + strlen(id);
+		else if (end[6])
+			continue;
+		if (end - id != 64 || strspn(id, "0123456789abcdef") < 64)
+			continue;
+		*len = end - id;
+		return id;
+	}
+	return NULL;
+}
+
+static int search_one(const char *dir, const char *name, void *data)
+{
+	struct cg_search *s = data;
+	struct stat st;
+	const char *id;
+	size_t len;
+	bool match;
+
+	if (s->id)
+		match = !stat(dir, &st) && st.st_ino == s->id;
+	else if (s->container)
+		match = (id = container_id_of(name, &len)) &&
+			!strncmp(id, s->want, strlen(s->want));
+	else
+		match = !strcmp(name, s->want);
+	if (match && s->nr_found < CG_MAX_LISTED)
+		s->found[s->nr_found++] = strdup(dir);
+	else if (match)
+		s->nr_found++;
+	/* an id is unique: stop at the first */
+	return s->id && match ? -1 : 0;
+}
+
+static void search_free(struct cg_search *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr_found && i < CG_MAX_LISTED; i++)
+		free(s->found[i]);
+}
+
+/* search_result - one match into @ref; none or several is an error */
+static int search_result(struct cg_search *s, const char *arg,
+			 const char *looked_for, struct cg_ref *ref)
+{
+	int i, ret = -1;
+
+	if (s->nr_found == 1 && s->found[0]) {
+		ret = cg_ref_from_dir(s->found[0], ref);
+		if (ret)
+			err_msg("%s: %s is not a cgroup directory", arg, s->found[0]);
+	} else if (!s->nr_found) {
+		err_msg("%s: no such cgroup: looked for %s", arg, looked_for);
+	} else {
+		err_msg("%s matches %d cgroups; name one by its path:", arg,
+			s->nr_found);
+		for (i = 0; i < s->nr_found && i < CG_MAX_LISTED; i++)
+			fprintf(stderr, "cgtrace:   %s\n", s->found[i]);
+		if (s->nr_found > CG_MAX_LISTED)
+			fprintf(stderr, "cgtrace:   ...\n");
+	}
+	search_free(s);
+	return ret;
+}
+
+static const char * const unit_suffixes[] = {
+	".service", ".scope", ".slice", ".socket", ".mount", ".swap", NULL,
+};
+
+static bool is_unit_name(const char *arg)
+{
+	size_t n = strlen(arg), k;
+	int i;
+
+	if (strchr(arg, '/'))
+		return false;
+	for (i = 0; unit_suffixes[i]; i++) {
+		k = strlen(unit_suffixes[i]);
+		if (n > k && !strcmp(arg + n - k, unit_suffixes[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * unit_path - where systemd puts a unit's cgroup by default (free it):
+ * a-b.slice is /a.slice/a-b.slice, user@UID.service is in user-UID.slice,
+ * every other unit of the system manager is in system.slice.
+ */
+static char *unit_path(const char *unit)
+{
+	char *path = NULL, *p;
+	size_t n = strlen(unit);
+	const char *dash;
+	unsigned int uid;
+	int len = 0;
+
+	if (n > 6 && !strcmp(unit + n - 6, ".slice")) {
+		if (!strcmp(unit, "-.slice"))
+			return strdup("/");
+		/* at most n components of at most n + 7 bytes */
+		path = calloc(n + 1, n + 8);
+		if (!path)
+			return NULL;
+		p = path;
+		for (dash = strchr(unit, '-'); dash; dash = strchr(dash + 1, '-'))
+			p += sprintf(p, "/%.*s.slice", (int)(dash - unit), unit);
+		sprintf(p, "/%s", unit);
+		return path;
+	}
+	if (sscanf(unit, "user@%u.service%n", &uid, &len) == 1 &&
+	    (size_t)len == n) {
+		if (asprintf(&path, "/user.slice/user-%u.slice/%s", uid, unit) < 0)
+			return NULL;
+		return path;
+	}
+	if (asprintf(&path, "/system.slice/%s", unit) < 0)
+		return NULL;
+	return path;
+}
+
+/* resolve_unit - a systemd unit's cgroup: the default place, else search */
+static int resolve_unit(const char *arg, struct cg_ref *ref)
+{
+	struct cg_search s = { .want = arg };
+	char *path = unit_path(arg), *dir, *looked;
+	int ret;
+
+	dir = path ? dir_of_path(path) : NULL;
+	if (dir && !cg_ref_from_dir(dir, ref)) {
+		free(dir);
+		free(path);
+		return 0;
+	}
+	cg_walk(cg_mnt.dir, search_one, &s);
+	if (asprintf(&looked, "%s, then any cgroup named %s below %s",
+		     dir ? dir : "(no default place)", arg, cg_mnt.dir) < 0)
+		looked = NULL;
+	ret = search_result(&s, arg, looked ? looked : arg, ref);
+	free(looked);
+	free(dir);
+	free(path);
+	return ret;
+}
+
+static bool is_container_id(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return n >= 12 && n <= 64 && strspn(arg, "0123456789abcdef") == n;
+}
+
+/* resolve_container - the cgroup docker, podman, containerd or CRI-O made */
+static int resolve_container(const char *arg, struct cg_ref *ref)
+{
+	struct cg_search s = { .want = arg, .container = true };
+	char *looked;
+	int ret;
+
+	cg_walk(cg_mnt.dir, search_one, &s);
+	if (asprintf(&looked,
+		     "a cgroup below %s named docker-%s*.scope (docker), libpod-%s*.scope (podman),\n"
+		     "         cri-containerd-%s*.scope (containerd), crio-%s*.scope (CRI-O), or %s* with\n"
+		     "         64 hex digits (cgroupfs drivers: /docker/ID, /kubepods/.../ID)",
+		     cg_mnt.dir, arg, arg, arg, arg, arg) < 0)
+		looked = NULL;
+	ret = search_result(&s, arg, looked ? looked : arg, ref);
+	free(looked);
+	return ret;
+}
+
+/* resolve_id - id:N, the cgroup whose directory has inode N */
+static int resolve_id(const char *arg, struct cg_ref *ref)
+{
+	struct cg_search s = { 0 };
+	char *end, *looked;
+	struct stat st;
+	int ret;
+
+	errno = 0;
+	s.id = strtoull(arg + 3, &end, 10);
+	if (errno || end == arg + 3 || *end || !s.id) {
+		err_msg("%s: id:N takes a cgroup id, a number (stat -c %%i DIR)", arg);
+		return -1;
+	}
+	if (!stat(cg_mnt.dir, &st) && st.st_ino == s.id)
+		return cg_ref_from_dir(cg_mnt.dir, ref);
+	cg_walk(cg_mnt.dir, search_one, &s);
+	if (asprintf(&looked, "a directory with inode %llu below %s", s.id,
+		     cg_mnt.dir) < 0)
+		looked = NULL;
+	ret = search_result(&s, arg, looked ? looked : arg, ref);
+	free(looked);
+	return ret;
+}
+
+/*
+ * cg_resolve - the cgroup a user named, or -1 after saying why not.
+ *
+ * @arg is, in the order tried:
+ *  - id:N, a cgroup id (the inode of its directory);
+ *  - /PATH: a cgroup path as /proc/PID/cgroup prints it, else a directory
+ *    of the cgroup2 mount (the order the kernel's files try them);
+ *  - a systemd unit, NAME.service/.scope/.slice/.socket/.mount/.swap:
+ *    where systemd puts it by default, else the one cgroup of that name;
+ *  - a container id, 12 to 64 hex digits (docker ps shows 12): the
+ *    cgroup docker, podman, containerd or CRI-O made for it.
+ */
+int cg_resolve(const char *arg, struct cg_ref *ref)
+{
+	char *dir;
+	int ret;
+
+	memset(ref, 0, sizeof(*ref));
+	if (!cg_mount_dir())
+		return -1;
+	if (!strncmp(arg, "id:", 3))
+		return resolve_id(arg, ref);
+	if (arg[0] == '/') {
+		dir = dir_of_path(arg);
+		ret = dir ? cg_ref_from_dir(dir, ref) : -1;
+		if (ret && under(arg, cg_mnt.dir))
+			ret = cg_ref_from_dir(arg, ref);
+		if (ret)
+			err_msg("cgroup %s does not exist (no %s)", arg,
+				dir ? dir : arg);
+		free(dir);
+		return ret;
+	}
+	if (is_unit_name(arg))
+		return resolve_unit(arg, ref);
+	if (is_container_id(arg))
+		return resolve_container(arg, ref);
+	err_msg("%s: not a cgroup: give a cgroup path (/system.slice/x.service), a directory\n"
+		"         below %s, id:N, a systemd unit (NAME.service, .scope, .slice) or a\n"
+		"         container id (12 to 64 hex digits)", arg, cg_mnt.dir);
+	return -1;
+}
+
+/* cg_self_dir - the directory of the caller's own cgroup (free it) */
+char *cg_self_dir(void)
+{
+	char line[4096], *dir = NULL;
+	FILE *f;
+
+	if (!cg_mount_dir())
+		return NULL;
+	f = fopen("/proc/self/cgroup", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		dir = dir_of_path(line + 3);
+		break;
+	}
+	if (f)
+		fclose(f);
+	if (!dir)
+		err_msg("our own cgroup is not below the cgroup2 mount %s (no 0:: line in /proc/self/cgroup, or another namespace)",
+			cg_mnt.dir);
+	return dir;
+}
