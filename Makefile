@@ -14,6 +14,7 @@
 # make tools-multihost two guests, one trace-cmd listen, merged report
 # make tools-rss       export's peak memory against trace size
 # make series          kernel changes as patches for upstream (build/series/out)
+# make mutants         break the code on purpose, the tests must fail (build/mutants)
 # make deps            install the Debian packages the project needs
 #
 # Everything built goes to build/ (ignored by git).
@@ -79,11 +80,26 @@ tools-rss: tools
 install:
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/ install
 
-check: checkpatch series kernel-debug selftests tools cost-check
-	scripts/test-vm-run
-	scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
+# check: every part runs even when an earlier one failed (a leading "-"),
+# each keeps its log and counts in build/check (scripts/check-part), and
+# scripts/check-total ends the run with the parts and one total
+# "N passed, N failed, N skipped"; it fails if any part failed.
+# cost-check prints no counts: it is one result (--single).
+CHECK_PARTS := cost-check vm-run selftests nofilter
+check: checkpatch series kernel-debug selftests tools kernel kernel-vanilla
+	@rm -rf $(BUILD)/check
+	-scripts/check-part --single cost-check -- scripts/cost-check
+	-scripts/check-part vm-run -- scripts/test-vm-run
+	-scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
 	$(MAKE) --no-print-directory kernel-nofilter
-	scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
+	-scripts/check-part nofilter -- scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
+	@scripts/check-total $(CHECK_PARTS)
+
+# mutants: known breakages (selftests/mutants/*.mutant) built under
+# build/mutants, each must make the tests it names fail (scripts/mutants).
+.PHONY: mutants
+mutants: source selftests tools
+	scripts/mutants
 
 check-upstream: kernel kernel-vanilla
 	scripts/check-upstream

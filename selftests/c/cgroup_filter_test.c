@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>
 
@@ -54,7 +55,7 @@ FIXTURE_SETUP(cgf)
 	char p[512];
 
 	if (access(CGT_TRACEFS "/set_event_cgroup", F_OK))
-		SKIP(return, "kernel without set_event_cgroup (TRACE_CGROUP_FILTER)");
+		CGT_SETUP_SKIP("kernel without set_event_cgroup (TRACE_CGROUP_FILTER)");
 	ASSERT_EQ(0, cgt_instance_create(&self->inst, "cgf"));
 	snprintf(self->name_a, sizeof(self->name_a), "cgf-a-%d", getpid());
 	snprintf(self->name_b, sizeof(self->name_b), "cgf-b-%d", getpid());
@@ -305,46 +306,73 @@ TEST_F_TIMEOUT(cgf, big_writes_and_1024_cgroups, 180)
 struct writer_arg {
 	struct cgt_instance *inst;
 	const char *text;
-	int errors;
+	atomic_int *stop;
+	int writes, errors;
 };
 
+/* Replace the list with @text until told to stop, at least 200 times. */
 static void *writer(void *p)
 {
 	struct writer_arg *a = p;
-	int i;
 
-	for (i = 0; i < 200; i++) {
+	while (a->writes < 200 || !atomic_load(a->stop)) {
 		if (write_list(a->inst, "set_event_cgroup", a->text, O_TRUNC))
 			a->errors++;
+		a->writes++;
 	}
 	return NULL;
 }
 
-/* Concurrent writers: every read shows one writer's whole list. */
+/*
+ * Concurrent writers: every read shows one writer's whole list. A write
+ * with O_TRUNC replaces the list at once, so a read is never empty (the
+ * list holds one of them before the writers start), and the reads go on
+ * until they have seen the list change: they overlapped the writes.
+ */
 TEST_F_TIMEOUT(cgf, concurrent_writers, 180)
 {
 	char ta[300], tb[300], la[300], lb[300];
-	struct writer_arg a = { &self->inst, ta }, b = { &self->inst, tb };
+	atomic_int stop = 0;
+	struct writer_arg a = { &self->inst, ta, &stop },
+			  b = { &self->inst, tb, &stop };
+	int reads = 0, seen_a = 0, seen_b = 0, changes = 0, bad = 0, last = 0;
 	pthread_t t1, t2;
-	int i, bad = 0;
+	time_t deadline;
 
 	snprintf(ta, sizeof(ta), "/%s /%s/child", self->name_a, self->name_a);
 	snprintf(tb, sizeof(tb), "/%s", self->name_b);
 	snprintf(la, sizeof(la), "/%s\n/%s/child\n", self->name_a, self->name_a);
 	snprintf(lb, sizeof(lb), "/%s\n", self->name_b);
+	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", ta, O_TRUNC));
 	ASSERT_EQ(0, pthread_create(&t1, NULL, writer, &a));
 	ASSERT_EQ(0, pthread_create(&t2, NULL, writer, &b));
-	for (i = 0; i < 200; i++) {
+	deadline = time(NULL) + 120;
+	while ((reads < 200 || changes < 4) && time(NULL) < deadline) {
 		int n = read_list(&self->inst, "set_event_cgroup", self->buf, sizeof(self->buf));
+		int now = 0;
 
-		if (n > 0 && strcmp(self->buf, la) && strcmp(self->buf, lb))
-			bad++;
+		reads++;
+		if (n > 0 && !strcmp(self->buf, la))
+			now = 1, seen_a++;
+		else if (n > 0 && !strcmp(self->buf, lb))
+			now = 2, seen_b++;
+		else if (bad++ < 3)
+			TH_LOG("read %d returned %d: '%s'", reads, n, n > 0 ? self->buf : "");
+		if (now && last && now != last)
+			changes++;
+		if (now)
+			last = now;
 	}
+	atomic_store(&stop, 1);
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
+	TH_LOG("%d reads (%d of A's list, %d of B's, %d changes) during %d + %d writes",
+	       reads, seen_a, seen_b, changes, a.writes, b.writes);
 	EXPECT_EQ(0, a.errors);
 	EXPECT_EQ(0, b.errors);
 	EXPECT_EQ(0, bad);
+	/* Reads that never saw a change did not test concurrency. */
+	EXPECT_LE(4, changes);
 }
 
 /* Listing a parent traces its descendants; notrace wins over trace. */
@@ -543,23 +571,25 @@ TEST_F_TIMEOUT(cgf, clone_into_cgroup, 180)
 	args.exit_signal = SIGCHLD;
 	args.cgroup = cgfd;
 	pid = syscall(SYS_clone3, &args, sizeof(args));
-	if (pid == 0) {
-		marker(&self->inst, "child-born-in-a");
-		_exit(0);
-	}
+	if (pid == 0)
+		_exit(marker(&self->inst, "child-born-in-a") ? 1 : 0);
 	ASSERT_LT(0, pid);
-	waitpid(pid, &status, 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	close(cgfd);
+	/* The child exits 0 only if its marker write succeeded. */
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/* And the reverse: a parent in A starts a child into B. */
 	ASSERT_EQ(0, cgt_cgroup_enter(self->cg_a, 0));
 	cgfd = open(self->cg_b, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, cgfd);
 	args.cgroup = cgfd;
 	pid = syscall(SYS_clone3, &args, sizeof(args));
-	if (pid == 0) {
-		marker(&self->inst, "child-born-in-b");
-		_exit(0);
-	}
-	waitpid(pid, &status, 0);
+	if (pid == 0)
+		_exit(marker(&self->inst, "child-born-in-b") ? 1 : 0);
+	/* Without a child in B, "child-born-in-b" would be absent anyway. */
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(cgfd);
 	ASSERT_EQ(0, marker(&self->inst, "parent-in-a"));
 	cgt_cgroup_enter(CGT_CGROUP2, 0);

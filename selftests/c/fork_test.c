@@ -38,6 +38,7 @@
 
 FIXTURE(fk) {
 	struct cgt_instance inst;
+	struct cgt_instance obs;	/* an unfiltered observer, if a test makes one */
 	char *trace;
 	char pid_max[32];
 	char cg_in[256], cg_out[256];
@@ -48,9 +49,9 @@ FIXTURE_SETUP(fk)
 	char name[64];
 
 	if (access(CGT_TRACEFS "/user_events", F_OK))
-		SKIP(return, "kernel without user_events (TRACE_USER_MARKERS)");
+		CGT_SETUP_SKIP("kernel without user_events (TRACE_USER_MARKERS)");
 	if (access(CGT_TRACEFS "/set_event_cgroup", F_OK))
-		SKIP(return, "kernel without set_event_cgroup (TRACE_CGROUP_FILTER)");
+		CGT_SETUP_SKIP("kernel without set_event_cgroup (TRACE_CGROUP_FILTER)");
 	ASSERT_LT(0, cgt_read_file("/proc/sys/kernel/pid_max", self->pid_max,
 				   sizeof(self->pid_max)));
 	self->trace = malloc(TRACE_BUF);
@@ -75,6 +76,8 @@ FIXTURE_TEARDOWN(fk)
 	cgt_write_file("/proc/sys/kernel/pid_max", self->pid_max);
 	cgt_cgroup_enter(CGT_CGROUP2, 0);
 	cgt_instance_destroy(&self->inst);
+	if (self->obs.path[0])
+		cgt_instance_destroy(&self->obs);
 	rmdir(self->cg_in);
 	rmdir(self->cg_out);
 	free(self->trace);
@@ -176,20 +179,73 @@ TEST_F_TIMEOUT(fk, stale_number_not_inherited, 120)
 	EXPECT_EQ(NULL, strstr(self->trace, "stale-child"));
 }
 
+/* How many lines of @trace hold @needle: events of the observer. */
+static int events_in(struct cgt_instance *obs, const char *needle)
+{
+	static char buf[1 << 18];
+
+	if (cgt_instance_read(obs, "trace", buf, sizeof(buf)) < 0)
+		return -1;
+	return count_of(buf, needle);
+}
+
+/*
+ * Of the observer's forks and frees of the number, in time order: the
+ * rounds whose second child (the fork after each pair's first) was born
+ * before every earlier holder of the number was freed, so that a stale
+ * entry was still due to be removed while it held the number.
+ */
+static int raced_rounds(const char *trace)
+{
+	int forks = 0, frees = 0, raced = 0;
+	const char *l;
+
+	for (l = trace; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *e = strchr(l, '\n') ?: l + strlen(l);
+		const char *f = strstr(l, "sched_process_f");
+
+		if (!f || f > e)
+			continue;
+		if (!strncmp(f, "sched_process_free:", 19)) {
+			frees++;
+		} else if (!strncmp(f, "sched_process_fork:", 19)) {
+			forks++;
+			/* fork 2i+2 is round i's second child */
+			if (forks % 2 == 0 && frees < forks - 1)
+				raced++;
+		}
+	}
+	return raced;
+}
+
 /*
  * A listed parent forks a child that exits at once, then another child
  * with the same number: the first child's late removal must not unlist
- * the second. Repeated, since the removal's timing is the kernel's.
+ * the second. Repeated, since the removal's timing is the kernel's. An
+ * unfiltered observer instance records the forks and frees of the
+ * number: the second child checks its listing only after the first one's
+ * sched_process_free (the removal) happened, and the rounds in which the
+ * second child was born before that free are counted: at least one must
+ * have exercised the race.
  */
 TEST_F_TIMEOUT(fk, reused_number_stays_listed, 300)
 {
 	const int rounds = 40;
 	pid_t nr = free_number(), a, b;
-	int go[2], ready[2], i, got = 0;
-	char s[32], c, name[32];
+	struct cgt_instance *obs = &self->obs;
+	int go[2], ready[2], i, got = 0, raced;
+	char s[64], c, name[32];
 
 	snprintf(s, sizeof(s), "%d", getpid());
 	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_pid", s));
+	ASSERT_EQ(0, cgt_instance_create(obs, "fk-observer"));
+	ASSERT_EQ(0, cgt_instance_write(obs, "trace_clock", "global"));
+	snprintf(s, sizeof(s), "pid == %d", nr);
+	ASSERT_EQ(0, cgt_instance_write(obs, "events/sched/sched_process_free/filter", s));
+	snprintf(s, sizeof(s), "child_pid == %d", nr);
+	ASSERT_EQ(0, cgt_instance_write(obs, "events/sched/sched_process_fork/filter", s));
+	ASSERT_EQ(0, cgt_instance_write(obs, "events/sched/sched_process_free/enable", "1"));
+	ASSERT_EQ(0, cgt_instance_write(obs, "events/sched/sched_process_fork/enable", "1"));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, cgt_instance_write(&self->inst, "tracing_on", "1"));
@@ -205,16 +261,26 @@ TEST_F_TIMEOUT(fk, reused_number_stays_listed, 300)
 		/* Reaped: the number is free, its entry not removed yet. */
 		b = fork_as(nr);
 		if (b == 0) {
-			/* Long enough for a's free to have run. */
-			usleep(50000);
+			int k;
+
+			/*
+			 * Holders of the number so far: a and b of the earlier
+			 * rounds, and this round's a. Wait for all their frees.
+			 */
+			for (k = 0; k < 10000; k++) {
+				if (events_in(obs, "sched_process_free:") >= 2 * i + 1)
+					break;
+				usleep(1000);
+			}
 			snprintf(name, sizeof(name), "reuse-%d", i);
 			instant(&self->inst, name);
-			write(ready[1], "r", 1);
+			write(ready[1], k < 10000 ? "r" : "t", 1);
 			read(go[0], &c, 1);
 			_exit(0);
 		}
 		ASSERT_EQ(nr, b);
 		ASSERT_EQ(1, read(ready[0], &c, 1));
+		ASSERT_EQ('r', c) TH_LOG("round %d: the first child's sched_process_free never came", i);
 		got += pid_listed(&self->inst, nr);
 		write(go[1], "g", 1);
 		waitpid(b, NULL, 0);
@@ -222,6 +288,13 @@ TEST_F_TIMEOUT(fk, reused_number_stays_listed, 300)
 	EXPECT_EQ(rounds, got);
 	cgt_instance_read(&self->inst, "trace", self->trace, TRACE_BUF);
 	EXPECT_EQ(rounds, count_of(self->trace, "reuse-"));
+	cgt_instance_write(obs, "tracing_on", "0");
+	cgt_instance_read(obs, "trace", self->trace, TRACE_BUF);
+	EXPECT_EQ(2 * rounds, count_of(self->trace, "sched_process_fork:"));
+	raced = raced_rounds(self->trace);
+	TH_LOG("%d of %d rounds: the second child was born before the first was freed",
+	       raced, rounds);
+	EXPECT_LT(0, raced);
 }
 
 /* Shared between the storm's processes: markers each kind wrote. */

@@ -168,7 +168,7 @@ FIXTURE_SETUP(fz)
 
 	if (access(CGT_TRACEFS "/set_event_cgroup", F_OK) ||
 	    access(CGT_TRACEFS "/user_events", F_OK))
-		SKIP(return, "kernel without cgroup filters or user_events");
+		CGT_SETUP_SKIP("kernel without cgroup filters or user_events");
 	self->buf = malloc(FZ_BIG + 16);
 	self->rd = malloc(1 << 20);
 	self->rd2 = malloc(1 << 20);

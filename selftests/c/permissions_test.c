@@ -87,9 +87,9 @@ FIXTURE_SETUP(perm)
 
 	if (access(CGT_TRACEFS "/user_events", F_OK) ||
 	    access(CGT_TRACEFS "/set_event_cgroup", F_OK))
-		SKIP(return, "kernel without user_events or cgroup filters");
+		CGT_SETUP_SKIP("kernel without user_events or cgroup filters");
 	if (getuid() != 0)
-		SKIP(return, "must run as root");
+		CGT_SETUP_SKIP("must run as root");
 	tracefs_opts(gid, mode);
 	snprintf(self->mnt_opts, sizeof(self->mnt_opts), "gid=%s,mode=%s", gid, mode);
 	ASSERT_EQ(0, cgt_instance_create(&self->inst, "perm"));

@@ -37,7 +37,7 @@ FIXTURE(um) {
 FIXTURE_SETUP(um)
 {
 	if (access(CGT_TRACEFS "/user_events", F_OK))
-		SKIP(return, "kernel without user_events (TRACE_USER_MARKERS)");
+		CGT_SETUP_SKIP("kernel without user_events (TRACE_USER_MARKERS)");
 	self->trace = malloc(TRACE_BUF);
 	ASSERT_NE(NULL, self->trace);
 	ASSERT_EQ(0, cgt_instance_create(&self->inst, "um"));
@@ -128,17 +128,23 @@ static int line_has(const char *text, const char *needle, const char *other)
 static long long end_field_ns(const char *text, const char *name,
 			      const char *field)
 {
-	char key[128];
-	const char *p, *f;
+	char key[128], line[512];
+	const char *p, *e, *f;
 	unsigned long long ms, us;
+	int n = 0;
 
 	snprintf(key, sizeof(key), "end: %s depth=", name);
 	p = strstr(text, key);
 	if (!p)
 		return -1;
+	/* the field must be on that line, not on a later one */
+	e = strchr(p, '\n') ?: p + strlen(p);
+	snprintf(line, sizeof(line), "%.*s", (int)(e - p), p);
 	snprintf(key, sizeof(key), " %s=", field);
-	f = strstr(p, key);
-	if (!f || sscanf(f + strlen(key), "%llu.%llums", &ms, &us) != 2)
+	f = strstr(line, key);
+	/* %n is reached only when "ms" followed the number */
+	if (!f || sscanf(f + strlen(key), "%llu.%3llums%n", &ms, &us, &n) != 2 ||
+	    !n)
 		return -1;
 	return (ms * 1000 + us) * 1000;
 }
@@ -343,13 +349,18 @@ TEST_F_TIMEOUT(um, durations_and_cpu_time, 180)
 	ASSERT_EQ(0, um_write(&self->inst, "E|1\n"));
 
 	trace_of(&self->inst, self->trace);
+	/* -1 is "no such end or field": it would pass the comparisons below */
 	dur = end_field_ns(self->trace, "sleeper", "dur");
 	cpu = end_field_ns(self->trace, "sleeper", "cpu");
+	ASSERT_LE(0, dur) TH_LOG("no sleeper end with dur=: %s", self->trace);
+	ASSERT_LE(0, cpu) TH_LOG("no sleeper end with cpu=: %s", self->trace);
 	EXPECT_LE(10000000, dur) TH_LOG("%s", self->trace);
 	EXPECT_LT(cpu * 2, dur) TH_LOG("sleeping span ran %lld of %lld ns", cpu, dur);
 
 	dur = end_field_ns(self->trace, "spinner", "dur");
 	cpu = end_field_ns(self->trace, "spinner", "cpu");
+	ASSERT_LE(0, dur) TH_LOG("no spinner end with dur=: %s", self->trace);
+	ASSERT_LE(0, cpu) TH_LOG("no spinner end with cpu=: %s", self->trace);
 	EXPECT_LE(spun, dur + 1000);
 	EXPECT_LE(cpu, dur + 1000);
 	EXPECT_GT(cpu * 2, dur) TH_LOG("busy span ran %lld of %lld ns", cpu, dur);
