@@ -85,10 +85,11 @@ install:
 # scripts/check-total ends the run with the parts and one total
 # "N passed, N failed, N skipped"; it fails if any part failed.
 # cost-check prints no counts: it is one result (--single).
-CHECK_PARTS := cost-check vm-run selftests nofilter
+CHECK_PARTS := cost-check multihost vm-run selftests nofilter
 check: checkpatch series kernel-debug selftests tools kernel kernel-vanilla
 	@rm -rf $(BUILD)/check
 	-scripts/check-part --single cost-check -- scripts/cost-check
+	-scripts/check-part --single multihost -- selftests/tools/multihost
 	-scripts/check-part vm-run -- scripts/test-vm-run
 	-scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
 	$(MAKE) --no-print-directory kernel-nofilter
