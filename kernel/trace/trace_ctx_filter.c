@@ -10,19 +10,23 @@
  * number of instances or of listed pids and cgroups.
  *
  * The masks are decided for all instances at once when they can change:
- *  - context switch: for the next task, in a pre and a post probe around
- *    the sched_switch event, so that the event itself is kept when either
+ *  - context switch: for the next task, by one probe after the switch
+ *    events, or, while a filtering instance records sched_switch, by a pre
+ *    and a post probe around them, so that a switch is kept when either
  *    task is traced;
- *  - wakeups: while the CPU ignores current for some instance, a wakeup of
- *    a traced task is kept (the trace shows who woke it);
+ *  - wakeups: while a filtering instance records wakeup events and the CPU
+ *    ignores current for some instance, a wakeup of a traced task is kept
+ *    (the trace shows who woke it);
  *  - cgroup migration: trace_ctx_filter_attach() re-decides on every CPU
  *    that holds a moved task, before the move returns;
- *  - a filter write: re-decided on every CPU.
+ *  - a filter write: re-decided on every CPU; a CPU coming online too.
  *
- * The cgroup rules of all instances are decided per cgroup and cached per
- * CPU, keyed by the cgroup and by a generation that every filter change
- * bumps: switches between tasks of the same few cgroups look nothing up.
- * The pid rules are looked up for each instance that has them.
+ * A decision covers every rule of every instance: the task's cgroup and
+ * its ancestors are looked up in the hash sets of each instance with
+ * cgroup lists, and its pid in each instance with pid lists. Each CPU
+ * caches the result for a few tasks, keyed by pid number, cgroup and a
+ * generation that every change of a list bumps, so that switches between
+ * the same tasks look nothing up.
  */
 #include <linux/cgroup.h>
 #include <linux/cpu.h>
