@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -579,6 +580,34 @@ static void user_loop(long n)
 }
 
 /* run_batch - @n operations of case @c; nanoseconds per operation */
+/*
+ * Under scripts/insn-profile (CGTRACE_PROFILE set) the measured batches
+ * run inside the profiler's windows: calling the "ret" at PROFILE_ON opens
+ * one, at PROFILE_OFF closes it (bench/insnprof.c watches those addresses).
+ */
+#define PROFILE_ON	0x7e5700000000UL
+#define PROFILE_OFF	0x7e5700001000UL
+static int profiling, measuring;
+static long profiled_ops;
+
+static void profile_setup(void)
+{
+	unsigned char *p;
+
+	p = mmap((void *)PROFILE_ON, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != (void *)PROFILE_ON)
+		die("profile: cannot map the switches at %#lx", PROFILE_ON);
+	p[0] = 0xc3;		/* ret */
+	p[4096] = 0xc3;
+	profiling = 1;
+}
+
+static void profile_switch(unsigned long addr)
+{
+	((void (*)(void))addr)();
+}
+
 static double run_batch(const struct bcase *c, long n)
 {
 	static const char b[] = "B|0|ctxbench\n", e[] = "E|0\n";
@@ -588,6 +617,10 @@ static double run_batch(const struct bcase *c, long n)
 	char ch = 'x';
 
 	t0 = now_ns();
+	if (profiling && measuring) {
+		profile_switch(PROFILE_ON);
+		profiled_ops += n;
+	}
 	if (c->user) {
 		user_loop(n);
 		goto out;
@@ -639,6 +672,8 @@ static double run_batch(const struct bcase *c, long n)
 		break;
 	}
 out:
+	if (profiling && measuring)
+		profile_switch(PROFILE_OFF);
 	t1 = now_ns();
 	return (t1 - t0) / n;
 }
@@ -835,7 +870,9 @@ static void run_round(enum kind kind, int round, long ns, long np, long nm)
 			apply_ns[kind] += now_ns() - t;
 			run_batch(c, m / 2 + 1);	/* settle after the change */
 			ev0 = events_written();
+			measuring = 1;
 			sub[c - cases][j] = run_batch(c, m);
+			measuring = 0;
 			evs[c - cases] += events_written() - ev0;
 		}
 	}
@@ -927,6 +964,8 @@ int main(int argc, char **argv)
 	if (only)
 		select_cases(only);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("CGTRACE_PROFILE"))
+		profile_setup();
 	self = getpid();
 	pin_cpu0();
 
@@ -1017,6 +1056,8 @@ int main(int argc, char **argv)
 		close(ue_fd);
 	if (rmdir(INST))
 		fprintf(stderr, "ctxbench: rmdir %s: %s\n", INST, strerror(errno));
+	if (profiling)
+		printf("info profiled_ops %ld\n", profiled_ops);
 	printf("info done\n");
 	return 0;
 }
