@@ -14,6 +14,7 @@
 # make tools-multihost two guests, one trace-cmd listen, merged report
 # make tools-rss       export's peak memory against trace size
 # make series          kernel changes as patches for upstream (build/series/out)
+# make deb             Debian packages of the patched kernel (build/deb/FLAVOUR)
 # make mutants         break the code on purpose, the tests must fail (build/mutants)
 # make deps            install the Debian packages the project needs
 #
@@ -31,7 +32,7 @@ SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftest
 all: kernel selftests
 
 help:
-	@sed -n '3,19s/^# //p' Makefile
+	@sed -n '3,20s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -85,7 +86,7 @@ install:
 # scripts/check-total ends the run with the parts and one total
 # "N passed, N failed, N skipped"; it fails if any part failed.
 # cost-check prints no counts: it is one result (--single).
-CHECK_PARTS := cost-check multihost vm-run selftests nofilter
+CHECK_PARTS := cost-check multihost vm-run selftests nofilter deb
 check: checkpatch series kernel-debug selftests tools kernel kernel-vanilla
 	@rm -rf $(BUILD)/check
 	-scripts/check-part --single cost-check -- scripts/cost-check
@@ -94,7 +95,19 @@ check: checkpatch series kernel-debug selftests tools kernel kernel-vanilla
 	-scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
 	$(MAKE) --no-print-directory kernel-nofilter
 	-scripts/check-part nofilter -- scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
+	-scripts/check-part deb -- scripts/deb-check
 	@scripts/check-total $(CHECK_PARTS)
+
+# deb: linux-image and linux-headers packages of the patched kernel, by
+# the kernel's bindeb-pkg, into build/deb/FLAVOUR. DEB_CONFIG: debian
+# (Debian's amd64 configuration, the default; hours on 2 cores), running
+# (/boot/config-$(uname -r)), small (the test kernel's, minutes) or a file;
+# DEB_LSMOD=FILE trims it to the modules lsmod listed (localmodconfig).
+# make check proves the small one (scripts/deb-check).
+DEB_CONFIG ?= debian
+.PHONY: deb
+deb: deps
+	scripts/deb-build --config $(DEB_CONFIG) $(if $(DEB_LSMOD),--localmod $(DEB_LSMOD))
 
 # mutants: known breakages (selftests/mutants/*.mutant) built under
 # build/mutants, each must make the tests it names fail (scripts/mutants).
