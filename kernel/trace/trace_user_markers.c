@@ -54,6 +54,29 @@ static bool um_on(struct trace_event_file *file)
 	return READ_ONCE(file->flags) & EVENT_FILE_FL_ENABLED;
 }
 
+/* Is any event a record can become enabled in the instance? */
+static bool um_any_on(struct trace_user_markers *um)
+{
+	int ev;
+
+	for (ev = UM_BEGIN; ev <= UM_INSTANT; ev++) {
+		if (um_on(um->file[ev]))
+			return true;
+	}
+	return false;
+}
+
+/* Has the writing thread spans open (tracked or not) in the instance? */
+static bool um_spans_open(struct trace_user_markers *um)
+{
+	struct um_thread *th;
+
+	if (!atomic_read(&um->nr_threads))
+		return false;
+	th = trace_um_thread_find(um, current);
+	return th && (th->depth || th->deep);
+}
+
 /*
  * um_span - push or pop a span, whether or not its record is recorded:
  * a begin recorded and its end filtered (or the other way round) must not
@@ -71,7 +94,10 @@ static void um_span(struct trace_user_markers *um, struct um_ctx *c,
 		c->th_looked = true;
 	}
 	if (r->event == UM_BEGIN) {
-		if (!c->th && followed)
+		/* Not followed, nothing open: no clock or runtime to read. */
+		if (!followed && (!c->th || (!c->th->depth && !c->th->deep)))
+			return;
+		if (!c->th)
 			c->th = trace_um_thread_get(um);
 		/* With no memory the span is not tracked. */
 		o->depth = c->th ? trace_um_push(c->th, um->tr, r) : 0;
@@ -137,9 +163,19 @@ static void um_deliver(struct trace_user_markers *um,
 		       const struct um_rec *recs, int n, bool target)
 {
 	struct um_ctx c = { .target = target };
-	u64 limit = READ_ONCE(um->limit);
+	u64 limit;
 	int i;
 
+	/*
+	 * Nothing enabled and no span open: every record would be counted
+	 * as disabled one by one, and none would push a span (nor pop one).
+	 */
+	if (!um_any_on(um) && !um_spans_open(um)) {
+		if (target)
+			this_cpu_add(um->stats->disabled, n);
+		return;
+	}
+	limit = READ_ONCE(um->limit);
 	for (i = 0; i < n; i++) {
 		c.left = n - i - 1;
 		um_record(um, &c, &recs[i], limit);

@@ -322,6 +322,42 @@ TEST_F_TIMEOUT(um, nesting_unmatched_and_untracked, 180)
 	EXPECT_EQ(0, count_of(self->trace, "end: d32 "));
 }
 
+/*
+ * A thread's spans are followed while begin or end is enabled, or while
+ * it has spans open: a B written with the events off and nothing open is
+ * not pushed (its thread's state from earlier spans does not change that),
+ * one written with a span open is.
+ */
+TEST_F_TIMEOUT(um, spans_followed_only_while_enabled_or_open, 180)
+{
+	struct cgt_instance *in = &self->inst;
+	const char *en = "events/user_markers/enable";
+
+	/* The thread gets span state, then has nothing open */
+	ASSERT_EQ(0, um_write(in, "B|1|first\nE|1\n"));
+	ASSERT_EQ(0, cgt_instance_write(in, en, "0"));
+	ASSERT_EQ(0, um_write(in, "B|1|hidden\n"));
+	ASSERT_EQ(0, cgt_instance_write(in, en, "1"));
+	ASSERT_EQ(0, um_write(in, "E|1|late\n"));
+
+	/* With a span open, a B written with the events off is followed */
+	ASSERT_EQ(0, um_write(in, "B|1|open\n"));
+	ASSERT_EQ(0, cgt_instance_write(in, en, "0"));
+	ASSERT_EQ(0, um_write(in, "B|1|nested\n"));
+	ASSERT_EQ(0, cgt_instance_write(in, en, "1"));
+	ASSERT_EQ(0, um_write(in, "E|1\nE|1\n"));
+
+	trace_of(in, self->trace);
+	EXPECT_LE(0, line_at(self->trace, "end: first depth=0 "));
+	EXPECT_TRUE(line_has(self->trace, "end: late depth=0", " unmatched"));
+	EXPECT_EQ(0, count_of(self->trace, "end: hidden"));
+	EXPECT_LE(0, line_at(self->trace, "end: nested depth=1 "));
+	EXPECT_LE(0, line_at(self->trace, "end: open depth=0 "));
+	EXPECT_LT(line_at(self->trace, "end: nested"), line_at(self->trace, "end: open"));
+	/* Two records of disabled events: hidden and nested */
+	EXPECT_EQ(2, stat_of(in, "disabled"));
+}
+
 static long long now_ns(void)
 {
 	struct timespec ts;
