@@ -1,8 +1,35 @@
 # Shared helpers for the project's scripts (sourced, not run).
 # shellcheck shell=bash
-KERNEL_VERSION=6.1.192
-KERNEL_PKG_VERSION=6.1.192
 BUILD=${CGTRACE_BUILD:-$top/build}
+
+# KVER chooses the kernel the project builds and boots: 6.1 (the default,
+# Debian's linux-source-6.1) or 6.12 (linux-source-6.12). The new kernel
+# files are common to both; each version has its own hook series
+# (HOOKS/series). 6.12's trees and objects carry a suffix
+# (build/src/vanilla-6.12, build/obj/cgtrace-6.12, ...) so that both
+# versions' builds live side by side; 6.1's keep their names.
+KVER=${KVER:-6.1}
+case "$KVER" in
+6.1)
+	KERNEL_VERSION=6.1.192
+	KERNEL_PKG_VERSION=6.1.192
+	KSUF=''
+	HOOKS=$top/patches
+	;;
+6.12)
+	KERNEL_VERSION=6.12.117
+	KERNEL_PKG_VERSION=6.12.117
+	KSUF=-6.12
+	HOOKS=$top/patches/6.12
+	;;
+*)
+	printf '%s: error: KVER=%s: the project knows 6.1 and 6.12\n' "${0##*/}" "$KVER" >&2
+	exit 1
+	;;
+esac
+KERNEL_PKG=linux-source-$KVER
+KERNEL_TARBALL=/usr/src/linux-source-$KVER.tar.xz
+export KVER
 
 msg() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }
