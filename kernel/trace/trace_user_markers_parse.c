@@ -12,7 +12,13 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>
+#include <linux/version.h>
+/* 6.12 moved the header from asm/ to linux/ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
 #include <asm/unaligned.h>
+#endif
 
 #include "trace.h"
 #include "trace_user_markers.h"
