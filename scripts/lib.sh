@@ -27,6 +27,9 @@ case "$KVER" in
 	exit 1
 	;;
 esac
+# Every version the project builds, as VERSION=KERNEL_VERSION words: what
+# scripts/checkpatch resolves the common files' version tests for.
+KVERS_ALL="6.1=6.1.192 6.12=6.12.117"
 KERNEL_PKG=linux-source-$KVER
 KERNEL_TARBALL=/usr/src/linux-source-$KVER.tar.xz
 export KVER

@@ -13,8 +13,7 @@
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/version.h>
-/* 6.12 moved the header from asm/ to linux/ */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) /* moved from asm/ */
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
