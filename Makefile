@@ -24,7 +24,11 @@ BUILD     := build
 KSRC      := $(BUILD)/src/vanilla
 CC        := gcc
 CFLAGS    := -O2 -g -Wall -Wno-format-truncation
-SELFTESTS := $(patsubst selftests/c/%.c,$(BUILD)/selftests/%,$(wildcard selftests/c/*_test.c))
+# The kselftests of the series live at their upstream path
+# (tools/testing/selftests/tracing, ftrace/test.d/{cgroup,user-markers});
+# selftests/ keeps what only this project's VM runs.
+KTESTS    := tools/testing/selftests/tracing
+SELFTESTS := $(patsubst %.c,$(BUILD)/selftests/%,$(notdir $(wildcard $(KTESTS)/*_test.c selftests/c/*_test.c)))
 
 .PHONY: all deps kernel kernel-debug kernel-vanilla kernel-nofilter source selftests tools checkpatch \
 	series check check-upstream demo clean help
@@ -55,9 +59,13 @@ source: deps
 selftests: source
 	@$(MAKE) --no-print-directory $(SELFTESTS)
 
-$(BUILD)/selftests/%: selftests/c/%.c selftests/c/*.h tools/tracing/cgtrace/user_marker.h
+$(BUILD)/selftests/%: $(KTESTS)/%.c $(KTESTS)/*.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -Iselftests/c -Itools/tracing/cgtrace -o $@ $< -lpthread
+	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -o $@ $< -lpthread
+
+$(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -o $@ $< -lpthread
 
 # tools: cgtrace, its trace-cmd plugin and the toy_gc example, into build/tools.
 tools: selftests
@@ -133,7 +141,7 @@ cost-check: kernel kernel-vanilla
 .PHONY: stress
 stress: kernel-debug selftests
 	@mkdir -p $(BUILD)/stress
-	$(CC) $(CFLAGS) -o $(BUILD)/stress/stress_helper selftests/c/stress_helper.c -lpthread
+	$(CC) $(CFLAGS) -I$(KTESTS) -o $(BUILD)/stress/stress_helper selftests/c/stress_helper.c -lpthread
 	scripts/vm-run --debug --smp 4 --timeout $$(( $${STRESS_SECONDS:-600} + 900 )) -- \
 		env STRESS_SECONDS=$${STRESS_SECONDS:-600} scripts/stress
 
