@@ -36,7 +36,7 @@ struct um_consts {
 	u64	low7;		/* 0x7f in every byte */
 	u64	four;		/* 0x04: the name test's rotation */
 	u64	name_lim;	/* 0x80 - 0x24: the name test's comparison */
-	u64	zeros;		/* '0' */
+	u64	zeros;		/* '0' in every byte */
 	u64	digit_lim;	/* 0x80 - 10: the digit test's comparison */
 };
 
@@ -151,7 +151,7 @@ static noinline const char *um_parse_value_slow(const char *p,
  * Return: its newline, or ERR_PTR(-EINVAL).
  */
 static inline const char *um_parse_value(const char *p, struct um_rec *r,
-					  const struct um_consts *k)
+					 const struct um_consts *k)
 {
 	const char *digits = p + (*p == '-');
 	u64 w = get_unaligned_le64(digits);
@@ -192,7 +192,7 @@ static noinline unsigned int um_parse_pid_slow(const char *p)
  * Return: the record's newline, or ERR_PTR() of its error.
  */
 static inline const char *um_parse_rec(const char *p, struct um_rec *r,
-					const struct um_consts *k)
+				       const struct um_consts *k)
 {
 	u64 w = get_unaligned_le64(p), m;
 	int ev = um_types[(u8)w] - 1;
