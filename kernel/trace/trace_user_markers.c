@@ -115,7 +115,6 @@ static void um_record(struct trace_user_markers *um, struct um_ctx *c,
 	struct um_out o = {
 		.name = r->name,
 		.name_len = r->name_len,
-		.val = trace_um_rec_value(r),
 	};
 	u64 lost = 0;
 
@@ -152,6 +151,12 @@ static void um_record(struct trace_user_markers *um, struct um_ctx *c,
 		if (lost)
 			trace_um_report_lost(um, c->g, lost);
 	}
+	/*
+	 * An end carries its duration (um_span()); the others their value,
+	 * turned from the parser's digits only for a record that is emitted.
+	 */
+	if (r->event != UM_END)
+		o.val = trace_um_rec_value(r);
 	trace_um_emit(um, r->event, &o);
 }
 
