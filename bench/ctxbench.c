@@ -150,8 +150,12 @@ static struct bcase cases[] = {
 	{ "mk_batch16_drop",	K_MARKER, EV_MARKERS, .mk = MK_BATCH,
 				.rate_drop = 1 },
 	{ "mk_batch16_off",	K_MARKER, EV_NONE, .mk = MK_BATCH },
-	/* the same while the writer has a span open: records are followed */
+	/*
+	 * The same while the writer has a span open: records are followed
+	 * (a B pushed, an E popped) although no event is enabled.
+	 */
 	{ "mk_batch16_open",	K_MARKER, EV_NONE, .mk = MK_BATCH, .open = 1 },
+	{ "mk_pair_ue_open",	K_MARKER, EV_NONE, .mk = MK_PAIR_UE, .open = 1 },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
