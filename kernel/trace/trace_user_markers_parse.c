@@ -88,7 +88,7 @@ int trace_um_check_name(const char *s, size_t len)
  * carries into the next byte, so every mark is exact: three tests for
  * '|', DEL and control bytes took twice the instructions.
  */
-static inline u64 um_name_stops(u64 w, const struct um_consts *k)
+static __always_inline u64 um_name_stops(u64 w, const struct um_consts *k)
 {
 	u64 low7 = ((w & k->low7) + k->four) & k->low7;
 
@@ -101,7 +101,7 @@ static inline u64 um_name_stops(u64 w, const struct um_consts *k)
  * byte, so the first mark is exact; later ones may not be and are not
  * used.
  */
-static inline u64 um_nondigits(u64 w, const struct um_consts *k)
+static __always_inline u64 um_nondigits(u64 w, const struct um_consts *k)
 {
 	u64 x = w ^ k->zeros;
 
@@ -153,17 +153,23 @@ static noinline const char *um_parse_value_slow(const char *p,
 static inline const char *um_parse_value(const char *p, struct um_rec *r,
 					 const struct um_consts *k)
 {
-	const char *digits = p + (*p == '-');
-	u64 w = get_unaligned_le64(digits);
+	const char *digits = p;
+	unsigned int n;
+	u64 w;
+
+	/* A branch: the sign is rare, and computing it cost three more */
+	if (unlikely(*p == '-'))
+		digits++;
+	w = get_unaligned_le64(digits);
 	/* The top byte marked: n <= 7, and p[n] is the word's or the next */
-	unsigned int n = __ffs64(um_nondigits(w, k) | 1ULL << 63) >> 3;
+	n = __ffs64(um_nondigits(w, k) | 1ULL << 63) >> 3;
 
 	/*
 	 * No digit, a leading zero, or something else than a newline after
 	 * the digits (another byte, or an eighth digit): the slow path
 	 * decides.
 	 */
-	if (unlikely(!n || ((u8)w == '0' && n > 1) || digits[n] != '\n'))
+	if (unlikely(!n || digits[n] != '\n' || ((u8)w == '0' && n > 1)))
 		return um_parse_value_slow(p, r);
 	r->value = w;
 	r->digits = n;
@@ -195,12 +201,11 @@ static inline const char *um_parse_rec(const char *p, struct um_rec *r,
 				       const struct um_consts *k)
 {
 	u64 w = get_unaligned_le64(p), m;
-	int ev = um_types[(u8)w] - 1;
+	unsigned int type = um_types[(u8)w], n;
 	const char *name;
-	unsigned int n;
 	size_t len;
 
-	if (ev < 0 || (u8)(w >> 8) != '|')
+	if (!type || (u8)(w >> 8) != '|')
 		return ERR_PTR(-EINVAL);
 
 	/*
@@ -215,14 +220,14 @@ static inline const char *um_parse_rec(const char *p, struct um_rec *r,
 			return ERR_PTR(-EINVAL);
 	}
 	p += 2 + n;
-	r->event = ev;
-	r->digits = 0;
+	r->event = type - 1;
 	if (*p == '\n') {
 		/* "E|pid" is the only record without a name */
 		r->name = NULL;
 		r->name_len = 0;
 		r->value = 0;
-		return ev == UM_END ? p : ERR_PTR(-EINVAL);
+		r->digits = 0;
+		return type == UM_END + 1 ? p : ERR_PTR(-EINVAL);
 	}
 	if (*p != '|')
 		return ERR_PTR(-EINVAL);
@@ -250,7 +255,7 @@ static inline const char *um_parse_rec(const char *p, struct um_rec *r,
 	r->name = name;
 	r->name_len = len;
 
-	switch (ev) {
+	switch (type - 1) {
 	case UM_COUNTER:
 	case UM_ASYNC_BEGIN:
 	case UM_ASYNC_END:
@@ -260,6 +265,7 @@ static inline const char *um_parse_rec(const char *p, struct um_rec *r,
 	default:
 		/* B, E and I end with the name */
 		r->value = 0;
+		r->digits = 0;
 		return *p == '\n' ? p : ERR_PTR(-EINVAL);
 	}
 }
