@@ -11,7 +11,8 @@
  * Every field is scanned eight bytes at a time (the write buffer has
  * UM_SCAN_SLACK bytes of room after its sentinel newline, so a load that
  * starts at or before the sentinel stays inside it): a 16-record write
- * with no event enabled spends most of its instructions here.
+ * with no event enabled spends most of its instructions here (111 of
+ * about 165 a record, counted in bench/profiles.md).
  */
 #include <linux/bitops.h>
 #include <linux/err.h>
