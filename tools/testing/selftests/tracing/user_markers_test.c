@@ -198,6 +198,19 @@ static const struct {
 	{ "S|1|n", EINVAL }, { "F|1|n|-", EINVAL },
 	{ "I|1|a\tb", EINVAL }, { "I|1|a\rb", EINVAL }, { "I|1|a\x7f", EINVAL },
 	{ "I|1|a\n\nI|1|b", EINVAL }, { "\n", EINVAL },
+	/* at the edges of the parser's eight-byte word tests */
+	{ "I|1|abcdefg}\x01", EINVAL }, { "I|1|~}~}~}~}\x7f", EINVAL },
+	{ "I|1|abcdefgh\x1f", EINVAL }, { "I|1|abcdefgh|", EINVAL },
+	{ "I|0123456789a|n", EINVAL }, { "I|123456|", EINVAL },
+	{ "C|1|n|1234567x", EINVAL }, { "C|1|n|12345678x", EINVAL },
+	{ "C|1|n|-1234567|", EINVAL }, { "C|1|n|--1", EINVAL },
+	{ "C|1|n|-01", EINVAL }, { "C|1|n|00", EINVAL },
+	{ "C|1|n|00000000000", EINVAL }, { "C|1|n|1}", EINVAL },
+	{ "C|1|n|1~", EINVAL }, { "C|1|n|-9223372036854775809", EINVAL },
+	{ "C|1|n|9223372036854775808", EINVAL },
+	{ "I|1|" "0123456789012345678901234567890123456789012345678901234567890123"
+	  "4567890123456789012345678901234567890123456789012345678901234}~}",
+	  ENAMETOOLONG },
 };
 
 TEST_F_TIMEOUT(um, bad_records_fail_the_whole_write, 180)
@@ -251,6 +264,70 @@ TEST_F_TIMEOUT(um, bad_records_fail_the_whole_write, 180)
 		TH_LOG("a failed write recorded something:\n%s", self->trace);
 	EXPECT_EQ(rejected, stat_of(&self->inst, "rejected"));
 	EXPECT_EQ(1 + 64 + big, stat_of(&self->inst, "recorded"));
+}
+
+/*
+ * Values, pids and names around the eight-byte word tests of the parser
+ * (a value of up to seven digits is kept as its digits until recorded):
+ * each is recorded as written. The expected value is the record's own
+ * text read by strtoll().
+ */
+TEST_F_TIMEOUT(um, fields_at_word_edges_recorded_as_written, 180)
+{
+	static const char *const values[] = {
+		"0", "-0", "7", "-7", "10", "99", "123456", "-123456",
+		"1234567", "-1234567", "9999999", "-9999999", "1000000",
+		"12345678", "-12345678", "100000000", "4294967296",
+		"9223372036854775807", "-9223372036854775808",
+	};
+	static const char *const names[] = {
+		"a", "}", "~", "}~}~}~}~}~", "abcdefg}", "abcdefgh", "abcdefghi",
+		"x{y}z~w", "caf\xc3\xa9", "\xff\xfe\x80}", "sp ace",
+	};
+	static const char *const pids[] = {
+		"0", "12345", "123456", "1234567", "0000000000", "4294967295",
+	};
+	char buf[4096], want[256];
+	int i, n = 0, len = 0;
+
+	for (i = 0; i < (int)(sizeof(values) / sizeof(values[0])); i++, n++)
+		len += snprintf(buf + len, sizeof(buf) - len, "C|%d|v%d|%s\n",
+				i, i, values[i]);
+	for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++, n++)
+		len += snprintf(buf + len, sizeof(buf) - len, "I|1|%s\n",
+				names[i]);
+	for (i = 0; i < (int)(sizeof(pids) / sizeof(pids[0])); i++, n++)
+		len += snprintf(buf + len, sizeof(buf) - len, "S|%s|p%d|-%d\n",
+				pids[i], i, i + 1);
+	/* the last record ends at the write's end, without a newline */
+	len += snprintf(buf + len, sizeof(buf) - len, "F|1|last|%s",
+			values[2]);
+	n++;
+	ASSERT_EQ(0, um_write(&self->inst, buf));
+	EXPECT_EQ(n, stat_of(&self->inst, "recorded"));
+
+	trace_of(&self->inst, self->trace);
+	for (i = 0; i < (int)(sizeof(values) / sizeof(values[0])); i++) {
+		snprintf(want, sizeof(want), "counter: v%d=%lld tgid=", i,
+			 strtoll(values[i], NULL, 10));
+		EXPECT_LE(0, line_at(self->trace, want))
+			TH_LOG("value \"%s\": no \"%s\" in:\n%s", values[i],
+			       want, self->trace);
+	}
+	for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++) {
+		snprintf(want, sizeof(want), "instant: %s tgid=", names[i]);
+		EXPECT_LE(0, line_at(self->trace, want))
+			TH_LOG("name \"%s\" missing", names[i]);
+	}
+	for (i = 0; i < (int)(sizeof(pids) / sizeof(pids[0])); i++) {
+		snprintf(want, sizeof(want), "async_begin: p%d cookie=%d ", i,
+			 -(i + 1));
+		EXPECT_LE(0, line_at(self->trace, want))
+			TH_LOG("pid \"%s\": no \"%s\"", pids[i], want);
+	}
+	snprintf(want, sizeof(want), "async_end: last cookie=%lld ",
+		 strtoll(values[2], NULL, 10));
+	EXPECT_LE(0, line_at(self->trace, want));
 }
 
 struct writer_arg {
