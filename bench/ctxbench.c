@@ -86,6 +86,7 @@ struct bcase {
 	int		soft;		/* events armed but soft-disabled */
 	int		ninst;		/* extra instances, each its own cgroup */
 	int		clk;		/* clock_gettime(clk - 1) instead of getppid */
+	int		open;		/* the writer has a span open (markers off) */
 	int		skip;		/* not runnable here, or not selected */
 };
 
@@ -149,6 +150,12 @@ static struct bcase cases[] = {
 	{ "mk_batch16_drop",	K_MARKER, EV_MARKERS, .mk = MK_BATCH,
 				.rate_drop = 1 },
 	{ "mk_batch16_off",	K_MARKER, EV_NONE, .mk = MK_BATCH },
+	/*
+	 * The same while the writer has a span open: records are followed
+	 * (a B pushed, an E popped) although no event is enabled.
+	 */
+	{ "mk_batch16_open",	K_MARKER, EV_NONE, .mk = MK_BATCH, .open = 1 },
+	{ "mk_pair_ue_open",	K_MARKER, EV_NONE, .mk = MK_PAIR_UE, .open = 1 },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -474,6 +481,24 @@ static const char *pid_list(enum pid pid)
 	}
 }
 
+/*
+ * open_span - open (@open) or close the writer's span: a B (an E) written
+ * while begin (end) is enabled for that one write. Only cases with no
+ * event enabled have a span open (apply() closes it before it enables
+ * the next case's events).
+ */
+static void open_span(int open)
+{
+	const char *ev = open ? INST "/events/user_markers/begin/enable" :
+				INST "/events/user_markers/end/enable";
+	const char *rec = open ? "B|0|ctxbench-open\n" : "E|0\n";
+
+	must_write(ev, "1");
+	if (write(ue_fd, rec, strlen(rec)) != (ssize_t)strlen(rec))
+		die("marker write: %s", strerror(errno));
+	must_write(ev, "0");
+}
+
 /* apply - bring the instance from the state cur to case @c's */
 static void apply(const struct bcase *c)
 {
@@ -485,6 +510,8 @@ static void apply(const struct bcase *c)
 		return;	/* the reference runs under any state */
 	if ((cur.ev != c->ev || cur.soft != c->soft) && cur.ev != EV_NONE)
 		set_events(cur.ev, cur.soft, 0);
+	if (cur.open && !c->open)
+		open_span(0);
 	for (i = 0; i < nr_inst && cur.ninst != c->ninst; i++) {
 		char path[128], list[64];
 		int was = i < cur.ninst, want = i < c->ninst;
@@ -514,6 +541,8 @@ static void apply(const struct bcase *c)
 		must_write(INST "/user_events_rate", c->rate_drop ? "1 1" : "0");
 	if ((cur.ev != c->ev || cur.soft != c->soft) && c->ev != EV_NONE)
 		set_events(c->ev, c->soft, 1);
+	if (!cur.open && c->open)
+		open_span(1);
 	cur = *c;
 }
 

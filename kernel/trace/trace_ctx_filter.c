@@ -36,8 +36,10 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
-#include <linux/trace_ctx_filter.h>
 #include <trace/events/sched.h>
+#ifdef CONFIG_TRACE_CGROUP_FILTER
+#include <linux/trace_ctx_filter.h>
+#endif
 
 #include "trace.h"
 #include "trace_ctx_filter.h"
@@ -625,8 +627,7 @@ void trace_ctx_filter_attach(struct cgroup_taskset *tset)
 	on_each_cpu_mask(cpus, ctx_decide_current, NULL, true);
 	free_cpumask_var(cpus);
 }
-#endif
-
+#endif /* CONFIG_TRACE_CGROUP_FILTER */
 /*
  * A CPU that comes online may hold masks decided before it went offline,
  * with slots that have been given back and taken by other instances since

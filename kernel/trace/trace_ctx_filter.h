@@ -102,8 +102,8 @@ void trace_ctx_filter_init_file(struct trace_array *tr,
 void trace_ctx_filter_event_toggled(struct trace_event_file *file);
 void trace_ctx_pids_changed(void);
 
-/* Cgroup lists: trace_cgroup_filter.c (CONFIG_TRACE_CGROUP_FILTER). */
 #ifdef CONFIG_TRACE_CGROUP_FILTER
+/* The cgroup lists, in trace_cgroup_filter.c */
 u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task);
 int trace_cgroup_filter_create_files(struct trace_array *tr,
 				     struct dentry *parent);
@@ -111,6 +111,7 @@ void trace_cgroup_filter_clear(struct trace_array *tr);
 u8 trace_cgroup_rules(struct trace_ctx_filter *f);
 bool trace_ctx_function_cgroups(struct trace_array *tr);
 #else
+/* No cgroup lists: no cgroup rule, no cgroup file */
 static inline u8 trace_cgroup_rej(struct trace_ctx_filter *f,
 				  struct task_struct *task)
 {

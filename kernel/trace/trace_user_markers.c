@@ -66,15 +66,17 @@ static bool um_any_on(struct trace_user_markers *um)
 	return false;
 }
 
-/* Has the writing thread spans open (tracked or not) in the instance? */
-static bool um_spans_open(struct trace_user_markers *um)
+/*
+ * um_spans_open - has the writing thread spans open (tracked or not) in
+ * the instance? Its span state (or NULL) goes to @c, looked up: the same
+ * write's ends and begins use it without a second lookup.
+ */
+static bool um_spans_open(struct trace_user_markers *um, struct um_ctx *c)
 {
-	struct um_thread *th;
-
-	if (!atomic_read(&um->nr_threads))
-		return false;
-	th = trace_um_thread_find(um, current);
-	return th && (th->depth || th->deep);
+	if (atomic_read(&um->nr_threads))
+		c->th = trace_um_thread_find(um, current);
+	c->th_looked = true;
+	return c->th && (c->th->depth || c->th->deep);
 }
 
 /*
@@ -113,7 +115,6 @@ static void um_record(struct trace_user_markers *um, struct um_ctx *c,
 	struct um_out o = {
 		.name = r->name,
 		.name_len = r->name_len,
-		.val = r->value,
 	};
 	u64 lost = 0;
 
@@ -150,6 +151,12 @@ static void um_record(struct trace_user_markers *um, struct um_ctx *c,
 		if (lost)
 			trace_um_report_lost(um, c->g, lost);
 	}
+	/*
+	 * An end carries its duration (um_span()); the others their value,
+	 * turned from the parser's digits only for a record that is emitted.
+	 */
+	if (r->event != UM_END)
+		o.val = trace_um_rec_value(r);
 	trace_um_emit(um, r->event, &o);
 }
 
@@ -170,7 +177,7 @@ static void um_deliver(struct trace_user_markers *um,
 	 * Nothing enabled and no span open: every record would be counted
 	 * as disabled one by one, and none would push a span (nor pop one).
 	 */
-	if (!um_any_on(um) && !um_spans_open(um)) {
+	if (!um_any_on(um) && !um_spans_open(um, &c)) {
 		if (target)
 			this_cpu_add(um->stats->disabled, n);
 		return;

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@
 #include "kselftest_harness.h"
 #include "cgt_util.h"
 
-#define TRACE_BUF	(1 << 20)
+#define TRACE_BUF	(1024 * 1024)
 
 FIXTURE(um) {
 	struct cgt_instance inst;
@@ -110,7 +111,7 @@ static long line_at(const char *text, const char *needle)
 }
 
 /* Whether the line holding @needle also holds @other */
-static int line_has(const char *text, const char *needle, const char *other)
+static bool line_has(const char *text, const char *needle, const char *other)
 {
 	const char *p = strstr(text, needle), *b, *e;
 	char line[512];
@@ -121,7 +122,7 @@ static int line_has(const char *text, const char *needle, const char *other)
 		;
 	e = strchr(p, '\n') ?: p + strlen(p);
 	snprintf(line, sizeof(line), "%.*s", (int)(e - b), b);
-	return strstr(line, other) != NULL;
+	return strstr(line, other);
 }
 
 /* "dur=12.345ms" in the end line of span @name, in nanoseconds */
@@ -198,6 +199,19 @@ static const struct {
 	{ "S|1|n", EINVAL }, { "F|1|n|-", EINVAL },
 	{ "I|1|a\tb", EINVAL }, { "I|1|a\rb", EINVAL }, { "I|1|a\x7f", EINVAL },
 	{ "I|1|a\n\nI|1|b", EINVAL }, { "\n", EINVAL },
+	/* at the edges of the parser's eight-byte word tests */
+	{ "I|1|abcdefg}\x01", EINVAL }, { "I|1|~}~}~}~}\x7f", EINVAL },
+	{ "I|1|abcdefgh\x1f", EINVAL }, { "I|1|abcdefgh|", EINVAL },
+	{ "I|0123456789a|n", EINVAL }, { "I|123456|", EINVAL },
+	{ "C|1|n|1234567x", EINVAL }, { "C|1|n|12345678x", EINVAL },
+	{ "C|1|n|-1234567|", EINVAL }, { "C|1|n|--1", EINVAL },
+	{ "C|1|n|-01", EINVAL }, { "C|1|n|00", EINVAL },
+	{ "C|1|n|00000000000", EINVAL }, { "C|1|n|1}", EINVAL },
+	{ "C|1|n|1~", EINVAL }, { "C|1|n|-9223372036854775809", EINVAL },
+	{ "C|1|n|9223372036854775808", EINVAL },
+	{
+	  "I|1|01234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234}~}",
+	  ENAMETOOLONG },
 };
 
 TEST_F_TIMEOUT(um, bad_records_fail_the_whole_write, 180)
@@ -205,7 +219,7 @@ TEST_F_TIMEOUT(um, bad_records_fail_the_whole_write, 180)
 	char buf[8192], name[200];
 	int i, big, rejected = 0;
 
-	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
 		snprintf(buf, sizeof(buf), "I|1|ok-before-%d\n%s\n", i,
 			 bad[i].rec);
 		EXPECT_EQ(-bad[i].err, um_write(&self->inst, buf))
@@ -251,6 +265,70 @@ TEST_F_TIMEOUT(um, bad_records_fail_the_whole_write, 180)
 		TH_LOG("a failed write recorded something:\n%s", self->trace);
 	EXPECT_EQ(rejected, stat_of(&self->inst, "rejected"));
 	EXPECT_EQ(1 + 64 + big, stat_of(&self->inst, "recorded"));
+}
+
+/*
+ * Values, pids and names around the eight-byte word tests of the parser
+ * (a value of up to seven digits is kept as its digits until recorded):
+ * each is recorded as written. The expected value is the record's own
+ * text read by strtoll().
+ */
+TEST_F_TIMEOUT(um, fields_at_word_edges_recorded_as_written, 180)
+{
+	static const char *const values[] = {
+		"0", "-0", "7", "-7", "10", "99", "123456", "-123456",
+		"1234567", "-1234567", "9999999", "-9999999", "1000000",
+		"12345678", "-12345678", "100000000", "4294967296",
+		"9223372036854775807", "-9223372036854775808",
+	};
+	static const char *const names[] = {
+		"a", "}", "~", "}~}~}~}~}~", "abcdefg}", "abcdefgh", "abcdefghi",
+		"x{y}z~w", "caf\xc3\xa9", "\xff\xfe\x80}", "sp ace",
+	};
+	static const char *const pids[] = {
+		"0", "12345", "123456", "1234567", "0000000000", "4294967295",
+	};
+	char buf[4096], want[256];
+	int i, n = 0, len = 0;
+
+	for (i = 0; i < (int)ARRAY_SIZE(values); i++, n++)
+		len += snprintf(buf + len, sizeof(buf) - len, "C|%d|v%d|%s\n",
+				i, i, values[i]);
+	for (i = 0; i < (int)ARRAY_SIZE(names); i++, n++)
+		len += snprintf(buf + len, sizeof(buf) - len, "I|1|%s\n",
+				names[i]);
+	for (i = 0; i < (int)ARRAY_SIZE(pids); i++, n++)
+		len += snprintf(buf + len, sizeof(buf) - len, "S|%s|p%d|-%d\n",
+				pids[i], i, i + 1);
+	/* the last record ends at the write's end, without a newline */
+	len += snprintf(buf + len, sizeof(buf) - len, "F|1|last|%s",
+			values[2]);
+	n++;
+	ASSERT_EQ(0, um_write(&self->inst, buf));
+	EXPECT_EQ(n, stat_of(&self->inst, "recorded"));
+
+	trace_of(&self->inst, self->trace);
+	for (i = 0; i < (int)ARRAY_SIZE(values); i++) {
+		snprintf(want, sizeof(want), "counter: v%d=%lld tgid=", i,
+			 strtoll(values[i], NULL, 10));
+		EXPECT_LE(0, line_at(self->trace, want))
+			TH_LOG("value \"%s\": no \"%s\" in:\n%s", values[i],
+			       want, self->trace);
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(names); i++) {
+		snprintf(want, sizeof(want), "instant: %s tgid=", names[i]);
+		EXPECT_LE(0, line_at(self->trace, want))
+			TH_LOG("name \"%s\" missing", names[i]);
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(pids); i++) {
+		snprintf(want, sizeof(want), "async_begin: p%d cookie=%d ", i,
+			 -(i + 1));
+		EXPECT_LE(0, line_at(self->trace, want))
+			TH_LOG("pid \"%s\": no \"%s\"", pids[i], want);
+	}
+	snprintf(want, sizeof(want), "async_end: last cookie=%lld ",
+		 strtoll(values[2], NULL, 10));
+	EXPECT_LE(0, line_at(self->trace, want));
 }
 
 struct writer_arg {
@@ -369,7 +447,7 @@ static long long now_ns(void)
 TEST_F_TIMEOUT(um, durations_and_cpu_time, 180)
 {
 	long long t0, dur, cpu, spun;
-	volatile unsigned long x = 0;
+	unsigned long x = 0;
 
 	/* A first span allocates the thread's state: not part of the test */
 	ASSERT_EQ(0, um_write(&self->inst, "B|1|warm-up\nE|1\n"));
@@ -379,8 +457,9 @@ TEST_F_TIMEOUT(um, durations_and_cpu_time, 180)
 
 	ASSERT_EQ(0, um_write(&self->inst, "B|1|spinner\n"));
 	t0 = now_ns();
+	/* The empty asm keeps the loop: x is "used" every time round */
 	while (now_ns() - t0 < 30000000)
-		x++;
+		__asm__ __volatile__("" : "+r" (x));
 	spun = now_ns() - t0;
 	ASSERT_EQ(0, um_write(&self->inst, "E|1\n"));
 
@@ -522,7 +601,9 @@ static void ring_buffer_counts(struct cgt_instance *inst, struct counts *c)
 	char file[64], buf[1024], *p;
 	int cpu;
 
-	c->rb_entries = c->rb_dropped = c->rb_overrun = 0;
+	c->rb_entries = 0;
+	c->rb_dropped = 0;
+	c->rb_overrun = 0;
 	for (cpu = 0; ; cpu++) {
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
 		if (cgt_instance_read(inst, file, buf, sizeof(buf)) < 0)
@@ -550,7 +631,7 @@ static int flood_and_count(struct cgt_instance *inst, char *trace,
 			return -1;
 	for (i = 0; i < WRITERS; i++) {
 		pthread_join(t[i], &ret);
-		err |= ret != NULL;
+		err |= !!ret;
 	}
 	cgt_instance_write(inst, "tracing_on", "0");
 
@@ -565,7 +646,8 @@ static int flood_and_count(struct cgt_instance *inst, char *trace,
 	c->events = count_of(trace, "instant: f ") +
 		    count_of(trace, "counter: k=") +
 		    count_of(trace, "begin: s ") + count_of(trace, "end: s ");
-	c->lost_sum = c->lost_events = 0;
+	c->lost_sum = 0;
+	c->lost_events = 0;
 	for (p = trace; (p = strstr(p, "lost: count=")); p++) {
 		c->lost_sum += atoll(p + 12);
 		c->lost_events++;
@@ -722,7 +804,7 @@ TEST_F_TIMEOUT(um, top_level_write_reaches_enabled_instances, 180)
 }
 
 struct top_writer {
-	volatile int stop;
+	atomic_int stop;
 	long writes;
 };
 
@@ -733,7 +815,7 @@ static void *write_top(void *p)
 
 	if (fd < 0)
 		return (void *)1;
-	while (!w->stop) {
+	while (!atomic_load(&w->stop)) {
 		if (write(fd, "B|1|churn\nI|1|churn\nE|1\n", 24) != 24)
 			return (void *)2;
 		w->writes++;
@@ -768,7 +850,7 @@ TEST_F_TIMEOUT(um, instance_removal_with_writers, 300)
 		usleep(50000);
 		ASSERT_EQ(0, cgt_instance_destroy(&tmp));
 	}
-	w.stop = 1;
+	atomic_store(&w.stop, 1);
 	ASSERT_EQ(0, pthread_join(t, &ret));
 	EXPECT_EQ(NULL, ret);
 	EXPECT_LT(0, w.writes);

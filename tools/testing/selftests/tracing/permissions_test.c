@@ -42,7 +42,7 @@ static const char *const root_only[] = {
 	"tracing_on", "events/user_markers/enable",
 };
 
-#define NR_ROOT_ONLY	(sizeof(root_only) / sizeof(root_only[0]))
+#define NR_ROOT_ONLY	ARRAY_SIZE(root_only)
 
 FIXTURE(perm) {
 	struct cgt_instance inst;
@@ -303,7 +303,7 @@ static void line_of(const char *trace, const char *needle, char *out, size_t len
 }
 
 static void as_group_member(struct __test_metadata *_metadata,
-			 struct _test_data_perm *self, const char *opts)
+			    struct _test_data_perm *self, const char *opts)
 {
 	static char after[2][NR_ROOT_ONLY][4096];
 	char trace[1 << 16], line[512], want[64], gid[16], mode[16];
@@ -323,7 +323,8 @@ static void as_group_member(struct __test_metadata *_metadata,
 		if (drop_privileges(MARKER_GID))
 			_exit(100);
 		/* Markers: allowed; the pid fields claim init */
-		can_write(self->inst.path, "user_events", "I|1|perm-group-own\nB|1|perm-span\nE|1\n");
+		can_write(self->inst.path, "user_events",
+			  "I|1|perm-group-own\nB|1|perm-span\nE|1\n");
 		can_write(CGT_TRACEFS, "user_events", "I|1|perm-group-top\n");
 		can_write(self->inst.path, "trace_marker", "perm-group-tm");
 		/* Stats: readable by the group (0440) */
@@ -337,8 +338,8 @@ static void as_group_member(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, wait_child(pid)) {
 		TH_LOG("the group member failed the checks above");
 		if (!strcmp(mode, "700"))
-			TH_LOG("the tracefs root is mode 0700 after \"remount,%s\": "
-			       "the group cannot enter it", opts);
+			TH_LOG("root mode 0700 after \"remount,%s\": the group cannot enter it",
+			       opts);
 	}
 	snapshot(self, after);
 	for (t = 0; t < 2; t++)

@@ -35,7 +35,7 @@ static const char *const files[] = {
 	"set_ftrace_cgroup", "set_ftrace_notrace_cgroup",
 };
 
-#define NR_FILES (sizeof(files) / sizeof(files[0]))
+#define NR_FILES ARRAY_SIZE(files)
 
 FIXTURE(cgf) {
 	struct cgt_instance inst;
@@ -99,7 +99,7 @@ static bool trace_has(struct cgt_instance *inst, const char *needle)
 
 	if (cgt_instance_read(inst, "trace", trace, sizeof(trace)) < 0)
 		return false;
-	return strstr(trace, needle) != NULL;
+	return strstr(trace, needle);
 }
 
 static int marker(struct cgt_instance *inst, const char *text)
@@ -169,7 +169,7 @@ TEST_F_TIMEOUT(cgf, syntax_paths_ids_and_mount_paths, 180)
 		EXPECT_STREQ(want, self->buf);
 
 		/* Several per write, any white space; O_TRUNC replaces. */
-		snprintf(in, sizeof(in), "  /%s\t/%s \n", self->name_b, self->name_a);
+		snprintf(in, sizeof(in), "  /%s\t/%s\t\n", self->name_b, self->name_a);
 		ASSERT_EQ(0, write_list(&self->inst, files[i], in, O_TRUNC));
 		snprintf(want, sizeof(want), "/%s\n/%s\n", self->name_b, self->name_a);
 		ASSERT_LT(0, read_list(&self->inst, files[i], self->buf, sizeof(self->buf)));
@@ -214,27 +214,30 @@ TEST_F_TIMEOUT(cgf, bad_input_changes_nothing, 180)
 		snprintf(in, sizeof(in), "/%s", self->name_a);
 		ASSERT_EQ(0, write_list(&self->inst, files[i], in, O_TRUNC));
 		ASSERT_LT(0, read_list(&self->inst, files[i], before, sizeof(before)));
-		for (j = 0; j < sizeof(bad) / sizeof(bad[0]); j++) {
+		for (j = 0; j < ARRAY_SIZE(bad); j++) {
 			char p[512];
 			size_t len = bad[j].len ? bad[j].len : strlen(bad[j].text);
 			/* A good path first: a bad one later in the write fails it all. */
 			char *mix;
 
 			cgt_instance_file(&self->inst, files[i], p, sizeof(p));
-			EXPECT_EQ(-bad[j].err, cgt_write_file_flags(p, bad[j].text, len, O_APPEND)) {
+			EXPECT_EQ(-bad[j].err,
+				  cgt_write_file_flags(p, bad[j].text, len, O_APPEND)) {
 				TH_LOG("%s: %s", files[i], bad[j].what);
 			}
 			ASSERT_LT(0, asprintf(&mix, "/%s ", self->name_b));
 			mix = realloc(mix, strlen(mix) + len + 1);
 			memcpy(mix + strlen(mix), bad[j].text, len);
 			EXPECT_EQ(-bad[j].err,
-				  cgt_write_file_flags(p, mix, strlen(self->name_b) + 2 + len, O_APPEND)) {
+				  cgt_write_file_flags(p, mix, strlen(self->name_b) + 2 + len,
+						       O_APPEND)) {
 				TH_LOG("%s: good then %s", files[i], bad[j].what);
 			}
 			free(mix);
 			/* Even with O_TRUNC, a failed write keeps the old list. */
 			EXPECT_EQ(-bad[j].err, cgt_write_file_flags(p, bad[j].text, len, O_TRUNC));
-			ASSERT_LT(0, read_list(&self->inst, files[i], self->buf, sizeof(self->buf)));
+			ASSERT_LT(0, read_list(&self->inst, files[i], self->buf,
+					       sizeof(self->buf)));
 			EXPECT_STREQ(before, self->buf) {
 				TH_LOG("%s changed by %s", files[i], bad[j].what);
 			}

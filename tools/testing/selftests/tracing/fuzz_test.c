@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/const.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -39,8 +40,8 @@
 #define FZ_LIST_MAX	64
 
 /* Errno sets as bit masks; F_OK_ means "success is allowed". */
-#define B(e)		(1ULL << (e))
-#define F_OK_		(1ULL << 63)
+#define B(e)		_BITULL(e)
+#define F_OK_		_BITULL(63)
 
 static unsigned long long fz_seed;
 static double fz_seconds = 40;
@@ -341,7 +342,7 @@ static void gen_token(struct _test_data_fz *self, struct tok *t)
 			"id: 5", "ID:5", "relative", "../..", ".", "..",
 			"sys/fs/cgroup", "~", "*",
 		};
-		tok_set(t, INVAL, 0, "%s", bad[rn(sizeof(bad) / sizeof(bad[0]))]);
+		tok_set(t, INVAL, 0, "%s", bad[rn(ARRAY_SIZE(bad))]);
 		/* "id: 5" splits into "id:" and "5": both invalid */
 		break;
 	}
@@ -352,7 +353,7 @@ static void gen_token(struct _test_data_fz *self, struct tok *t)
 			CGT_CGROUP2 "/..", "/sys/kernel/tracing/instances",
 			CGT_CGROUP2 "/cgroup.procs/x", "/proc/self",
 		};
-		tok_set(t, INVAL, 0, "%s", notcg[rn(sizeof(notcg) / sizeof(notcg[0]))]);
+		tok_set(t, INVAL, 0, "%s", notcg[rn(ARRAY_SIZE(notcg))]);
 		break;
 	}
 	case 14:
@@ -506,7 +507,7 @@ static size_t gen_filter_write(struct _test_data_fz *self, char *buf,
 			       unsigned long long *mask, int *valid_idx,
 			       int *nvalid)
 {
-	static const char *const sep[] = { " ", "\t", "\n", "  ", " \n\t" };
+	static const char *const sep[] = { " ", "\t", "\n", "  ", "\t\n " };
 	static struct tok t;
 	size_t len = 0;
 	int n = rn(5), i, all_ok = 1;
@@ -955,9 +956,8 @@ static size_t gen_um_write(char *buf)
 	case 2:
 		/* Exactly 64 or 65 records */
 		n = 64 + rn(2);
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++)
 			len += sprintf(buf + len, "I|%d|r%d\n", i, i);
-		}
 		return len;
 	case 3:
 		/* A long name */
@@ -1030,8 +1030,8 @@ static void fuzz_user_events(struct __test_metadata *_metadata,
 		um_counts(self->inst.path, &ia);
 		um_counts(dir, &fa);
 		EXPECT_TRUE(errno_allowed(mask, ret))
-			TH_LOG("%s: \"%s\": %s", p, fmt_bytes(self->buf, len, shown,
-							     sizeof(shown)),
+			TH_LOG("%s: \"%s\": %s", p,
+			       fmt_bytes(self->buf, len, shown, sizeof(shown)),
 			       ret ? strerror(-ret) : "ok");
 		if (ret) {
 			(*fails)++;
@@ -1047,12 +1047,13 @@ static void fuzz_user_events(struct __test_metadata *_metadata,
 		EXPECT_EQ(fb.rejected, fa.rejected);
 		/* The instance gets every record: own file, or top-level fan-out */
 		EXPECT_EQ(ib.accepted + ib.limited + ib.filtered + ib.disabled + nrec,
-			  ia.accepted + ia.limited + ia.filtered + ia.disabled)
-			TH_LOG("%s: %d records of \"%s\" moved accepted %lld->%lld "
-			       "rate_limited %lld->%lld filtered %lld->%lld (top %d)",
+			  ia.accepted + ia.limited + ia.filtered + ia.disabled) {
+			TH_LOG("%s: %d records of \"%s\" (top %d) moved accepted %lld->%lld",
 			       p, nrec, fmt_bytes(self->buf, len, shown, sizeof(shown)),
-			       ib.accepted, ia.accepted, ib.limited, ia.limited,
-			       ib.filtered, ia.filtered, top);
+			       top, ib.accepted, ia.accepted);
+			TH_LOG("rate_limited %lld->%lld filtered %lld->%lld",
+			       ib.limited, ia.limited, ib.filtered, ia.filtered);
+		}
 	}
 }
 
@@ -1154,7 +1155,7 @@ static size_t gen_rate(char *buf)
 	case 0:
 		len = 1 + rn(rn(2) ? 20 : 5000);
 		for (i = 0; i < len; i++)
-			buf[i] = rn(2) ? rnd() : "0123456789 \n"[rn(12)];
+			buf[i] = rn(2) ? rnd() : "0123456789\n "[rn(12)];
 		return len;
 	case 1:
 		return sprintf(buf, "%s %s%s", edge[rn(15)], edge[rn(15)],
@@ -1173,7 +1174,7 @@ static void fuzz_rate(struct __test_metadata *_metadata,
 {
 	unsigned long long mask, rate = 0, burst = 0, ob = 0, r2, b2;
 	char p[PATH_MAX], shown[300];
-	int ret, nums;
+	int ret, nums, n;
 	size_t len;
 
 	snprintf(p, sizeof(p), "%s/user_events_rate", dir);
@@ -1191,8 +1192,10 @@ static void fuzz_rate(struct __test_metadata *_metadata,
 		}
 		if (!nums)
 			continue;
-		ASSERT_EQ(2, sscanf(self->rd, "%llu %llu", &r2, &b2));
-		sscanf(self->rd2, "%*u %llu", &ob);
+		n = sscanf(self->rd, "%llu %llu", &r2, &b2);
+		ASSERT_EQ(2, n);
+		n = sscanf(self->rd2, "%*u %llu", &ob);
+		ASSERT_EQ(1, n);
 		EXPECT_EQ(rate, r2) TH_LOG("%s: \"%s\" read back %s", p, shown, self->rd);
 		if (!rate) {
 			EXPECT_EQ(0, b2) TH_LOG("unlimited reads \"0 0\": %s", self->rd);
@@ -1220,8 +1223,8 @@ static void fuzz_prctl_opt(struct __test_metadata *_metadata,
 
 	snprintf(p, sizeof(p), "%s/options/user_events_prctl", dir);
 	while (now_s() < until) {
-		w = rn(sizeof(words) / sizeof(words[0]) + 3);
-		if (w < (int)(sizeof(words) / sizeof(words[0]))) {
+		w = rn(ARRAY_SIZE(words) + 3);
+		if (w < (int)ARRAY_SIZE(words)) {
 			len = strlen(words[w]) + (w == 13 || w == 14);
 			memcpy(self->buf, words[w], len + 1);
 		} else {
@@ -1299,7 +1302,7 @@ static unsigned long long gen_prctl(char *edge, char *buf, unsigned long *kind,
 	unsigned long long mask = F_OK_;
 	size_t len, i;
 
-	*kind = rn(4) ? 1 + rn(4) : kinds[rn(sizeof(kinds) / sizeof(kinds[0]))];
+	*kind = rn(4) ? 1 + rn(4) : kinds[rn(ARRAY_SIZE(kinds))];
 	*arg5 = rn(10) ? 0 : (rn(2) ? 1 : rnd());
 	switch (rn(10)) {
 	case 0:

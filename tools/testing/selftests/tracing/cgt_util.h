@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small helpers shared by the project's C kselftests: tracefs files,
+ * Small helpers shared by the tracing kselftests: tracefs files,
  * instances and cgroup2 folders. Every helper returns 0 or a positive count
  * on success and -errno on failure, so tests can assert the errno a kernel
  * interface is documented to return.
@@ -19,8 +19,19 @@
 
 #define CGT_TRACEFS "/sys/kernel/tracing"
 
-/* PR_TRACE_USER_MARKER and its kinds, as patch 0006 adds them to uapi */
-#include "user_marker.h"
+/*
+ * PR_TRACE_USER_MARKER and its kinds (include/uapi/linux/prctl.h), for
+ * C libraries whose <sys/prctl.h> predates them.
+ */
+#include <sys/prctl.h>
+#ifndef PR_TRACE_USER_MARKER
+#define PR_TRACE_USER_MARKER		0x55534d4b
+#define PR_TRACE_MARKER_BEGIN		1
+#define PR_TRACE_MARKER_END		2
+#define PR_TRACE_MARKER_COUNTER		3
+#define PR_TRACE_MARKER_INSTANT		4
+#endif
+
 #define CGT_CGROUP2 "/sys/fs/cgroup"
 
 /*
