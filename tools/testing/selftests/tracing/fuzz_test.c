@@ -199,7 +199,7 @@ FIXTURE_SETUP(fz)
 		ASSERT_EQ(0, stat(self->cg[i], &st));
 		self->id[i] = st.st_ino;
 	}
-	strcpy(self->canon[3], "/");
+	snprintf(self->canon[3], sizeof(self->canon[3]), "/");
 	ASSERT_EQ(0, stat(CGT_CGROUP2, &st));
 	self->id[3] = st.st_ino;
 
@@ -434,11 +434,15 @@ static void gen_token(struct _test_data_fz *self, struct tok *t)
 	}
 }
 
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
 /* The lines of @text, sorted, into @out: their number */
 static int sorted_lines(const char *text, char out[][300], int max)
 {
-	int n = 0, i, j;
-	char tmp[300];
+	int n = 0;
 
 	while (*text && n < max) {
 		const char *e = strchr(text, '\n');
@@ -447,12 +451,7 @@ static int sorted_lines(const char *text, char out[][300], int max)
 		snprintf(out[n++], 300, "%.*s", (int)l, text);
 		text += l + (e ? 1 : 0);
 	}
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && strcmp(out[j - 1], out[j]) > 0; j--) {
-			strcpy(tmp, out[j]);
-			strcpy(out[j], out[j - 1]);
-			strcpy(out[j - 1], tmp);
-		}
+	qsort(out, n, sizeof(out[0]), line_cmp);
 	return n;
 }
 

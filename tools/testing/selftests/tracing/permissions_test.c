@@ -58,8 +58,8 @@ static void tracefs_opts(char *gid, char *mode)
 	char line[1024];
 	FILE *f = fopen("/proc/mounts", "r");
 
-	strcpy(gid, "0");
-	strcpy(mode, "700");
+	memcpy(gid, "0", sizeof("0"));
+	memcpy(mode, "700", sizeof("700"));
 	while (f && fgets(line, sizeof(line), f)) {
 		char *p;
 
@@ -208,7 +208,7 @@ static void snapshot(struct _test_data_perm *self, char out[2][NR_ROOT_ONLY][409
 			snprintf(p, sizeof(p), "%s/%s", t ? CGT_TRACEFS : self->inst.path,
 				 root_only[i]);
 			if (cgt_read_file(p, out[t][i], 4096) < 0)
-				strcpy(out[t][i], "<unreadable>");
+				snprintf(out[t][i], 4096, "<unreadable>");
 		}
 }
 
