@@ -187,12 +187,13 @@ checkpatch: source
 # it: checkpatch --strict on every patch, git am on 6.1.192, MAINTAINERS
 # sections for the new files, the rst rendered, the kselftests built with
 # kselftest's make, and each step built with the project's options on and
-# off with no new W=1 or sparse warning in the files it touches (about an
-# hour cold, minutes with ccache warm). series-check: all but the builds
-# (make check runs it).
+# off with no new W=1 or sparse warning in the files it touches, then
+# booted both ways to run the tests that exist at that step (about an
+# hour cold, half of it with ccache warm). series-check: all but the
+# builds and boots (make check runs it).
 .PHONY: series-check
 series: source
-	@scripts/series --build
+	@scripts/series --build --test
 
 series-check: source
 	@scripts/series
