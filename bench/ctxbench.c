@@ -60,7 +60,8 @@
  */
 #define SOFT_HOST	INST "/events/sched/sched_process_exec/trigger"
 
-enum kind { K_SYSCALL, K_PINGPONG, K_MARKER };
+enum kind { K_SYSCALL, K_PINGPONG, K_MARKER, K_MIGRATE };
+#define NR_KINDS	(K_MIGRATE + 1)
 
 /* Which events a case enables in the instance. */
 enum ev { EV_NONE, EV_GETPPID, EV_GETPID, EV_MARKERS, EV_SCHED, NR_EV };
@@ -156,6 +157,15 @@ static struct bcase cases[] = {
 	 */
 	{ "mk_batch16_open",	K_MARKER, EV_NONE, .mk = MK_BATCH, .open = 1 },
 	{ "mk_pair_ue_open",	K_MARKER, EV_NONE, .mk = MK_PAIR_UE, .open = 1 },
+	/*
+	 * cgroup migrations: the task moves to /ctxbench-mig and back (two
+	 * migrations an operation), with no cgroup filter anywhere (the
+	 * cgroup core's call into tracing returns at its static key) and
+	 * with an instance filtering another cgroup (the moved task is
+	 * decided again).
+	 */
+	{ "mg_off",		K_MIGRATE, EV_NONE },
+	{ "mg_cg",		K_MIGRATE, EV_NONE, CG_OTHER },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -166,6 +176,8 @@ static int nr_inst;		/* extra instances made (the largest ninst) */
 static pid_t self, partner;
 static int ping[2], pong[2];
 static int ue_fd = -1, tm_fd = -1, null_fd = -1;
+static int mig_fd[2] = { -1, -1 };	/* cgroup.procs of /ctxbench-mig, /ctxbench */
+static char self_str[16];
 static char *cg_many_list, *pid_many_list;
 static char batch_buf[4096];
 static size_t batch_len;
@@ -313,8 +325,14 @@ static void setup_cgroups(int many)
 	mkdir(CGROOT "/ctxbench", 0755);
 	mkdir(CGROOT "/ctxbench-other", 0755);
 	mkdir(CGROOT "/ctxbench-many", 0755);
+	mkdir(CGROOT "/ctxbench-mig", 0755);
 	snprintf(buf, sizeof(buf), "%d", self);
 	must_write(CGROOT "/ctxbench/cgroup.procs", buf);
+	snprintf(self_str, sizeof(self_str), "%d", self);
+	mig_fd[0] = open(CGROOT "/ctxbench-mig/cgroup.procs", O_WRONLY);
+	mig_fd[1] = open(CGROOT "/ctxbench/cgroup.procs", O_WRONLY);
+	if (mig_fd[0] < 0 || mig_fd[1] < 0)
+		die("open cgroup.procs: %s", strerror(errno));
 	if (!many)
 		return;
 
@@ -673,6 +691,12 @@ static double run_batch(const struct bcase *c, long n)
 				die("ping-pong: %s", strerror(errno));
 		}
 		break;
+	case K_MIGRATE:
+		for (i = 0; i < n; i++)
+			if (write(mig_fd[0], self_str, strlen(self_str)) < 0 ||
+			    write(mig_fd[1], self_str, strlen(self_str)) < 0)
+				die("migrate: %s", strerror(errno));
+		break;
 	case K_MARKER:
 		for (i = 0; i < n; i++) {
 			switch (c->mk) {
@@ -711,7 +735,7 @@ static long iters(const struct bcase *c, long ns, long np, long nm)
 {
 	if (c->user || c->kind == K_SYSCALL)
 		return ns;
-	if (c->kind == K_PINGPONG)
+	if (c->kind == K_PINGPONG || c->kind == K_MIGRATE)
 		return np;
 	return c->mk == MK_BATCH ? nm / 4 : nm;
 }
@@ -873,7 +897,7 @@ static int cmp_d(const void *a, const void *b)
  */
 #define MAX_SUB	256
 
-static double apply_ns[3];	/* time spent changing filters, per kind */
+static double apply_ns[NR_KINDS];	/* time spent changing filters, per kind */
 
 static int nr_sub = 8;
 
@@ -1067,6 +1091,7 @@ int main(int argc, char **argv)
 		run_round(K_SYSCALL, r, ns, np, nm);
 		run_round(K_PINGPONG, r, ns, np, nm);
 		run_round(K_MARKER, r, ns, np, nm);
+		run_round(K_MIGRATE, r, ns, np, nm);
 	}
 	reset();
 	printf("info seconds_measuring %.1f\n", (now_ns() - t0) / 1e9);
