@@ -682,26 +682,7 @@ def main(raw):
             ("one write(2) to /dev/null: `mk_pair_null` / 2", "K.mk_pair_null / 2", "the syscall")],
             vanilla=False))
 
-    mig = ("Each operation moves the task to another cgroup and back "
-           "(two writes to `cgroup.procs`, two migrations). The cgroup "
-           "core calls into tracing once a migration is committed; with no "
-           "cgroup filter anywhere that call returns at its static key, "
-           "with one the moved task is decided again.")
-    r, _ = evaluate("P.mg_off / V.mg_off", P=P, V=V)
-    if r is not None:
-        mig += (" No filter anywhere, patched / vanilla: %.4f (%s "
-                "instructions an operation)." %
-                (r, fmt_n(evaluate("P.mg_off - V.mg_off", P=P, V=V)[0])))
-    o += section(
-        "10. Moving a task between cgroups",
-        mig,
-        count_table(P, V, [
-            ("no cgroup filter anywhere: `mg_off`", "K.mg_off", "floor"),
-            ("an instance filtering another cgroup: `mg_cg`", "K.mg_cg", ""),
-            ("filtering / none", "K.mg_cg / K.mg_off", ""),
-            ("filtering: instructions above none", "K.mg_cg - K.mg_off", "")]))
-
-    o += ["", "## 11. Memory", "",
+    o += ["", "## 10. Memory", "",
           "Measured in the first boot of each kernel: the %s. SLOB counts "
           "whole pages: a small list may show 0." %
           P.info.get("memory_method", "?"), "",
