@@ -839,6 +839,13 @@ static unsigned long long um_oracle(const char *b, size_t len, int *nrec)
 		k = type == 'E' ? 2 : strchr("CSF", type) ? 4 : 3;
 		if (nf != k && !(type == 'E' && nf == 3)) {
 			err |= B(EINVAL);
+			/*
+			 * The write stops at the first problem its scan
+			 * meets: a name too long comes before the missing or
+			 * extra field. The rst does not order them: either.
+			 */
+			if (nf >= 3 && fl[2] > 127)
+				err |= B(ENAMETOOLONG);
 			continue;
 		}
 		if (!fl[1]) {
