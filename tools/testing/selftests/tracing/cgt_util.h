@@ -144,6 +144,21 @@ static inline int cgt_instance_read(struct cgt_instance *inst,
 			     len);
 }
 
+/* cgt_instance_stat - a counter of the instance's user_events_stats, or -1 */
+static inline long long cgt_instance_stat(struct cgt_instance *inst,
+					  const char *name)
+{
+	char buf[1024], key[64], *p;
+
+	if (cgt_instance_read(inst, "user_events_stats", buf + 1,
+			      sizeof(buf) - 1) < 0)
+		return -1;
+	buf[0] = '\n';
+	snprintf(key, sizeof(key), "\n%s ", name);
+	p = strstr(buf, key);
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
 /* cgt_instance_destroy - remove the instance (tracing off first) */
 static inline int cgt_instance_destroy(struct cgt_instance *inst)
 {

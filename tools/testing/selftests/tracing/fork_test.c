@@ -352,19 +352,6 @@ static void storm_root(struct cgt_instance *inst, struct storm_counts *sc,
 	_exit(0);
 }
 
-static long long stat_of(struct cgt_instance *inst, const char *name)
-{
-	char buf[512], key[64], *p;
-
-	if (cgt_instance_read(inst, "user_events_stats", buf + 1,
-			      sizeof(buf) - 1) < 0)
-		return -1;
-	buf[0] = '\n';
-	snprintf(key, sizeof(key), "\n%s ", name);
-	p = strstr(buf, key);
-	return p ? atoll(p + strlen(key)) : -1;
-}
-
 /*
  * Three roots fork and exit concurrently with pid_max at 1024, so numbers
  * go round several times: T is listed and in the listed cgroup (all its
@@ -414,9 +401,9 @@ TEST_F_TIMEOUT(fk, storm_traces_descendants_only, 600)
 	EXPECT_EQ(0, count_of(self->trace, "storm-u"));
 	EXPECT_EQ(0, count_of(self->trace, "storm-x"));
 	/* Every write was accepted and counted as recorded or filtered. */
-	EXPECT_EQ(sc->written[0], stat_of(&self->inst, "recorded"));
-	EXPECT_EQ(0, stat_of(&self->inst, "buffer_dropped"));
-	EXPECT_EQ(total - sc->written[0], stat_of(&self->inst, "filtered"));
+	EXPECT_EQ(sc->written[0], cgt_instance_stat(&self->inst, "recorded"));
+	EXPECT_EQ(0, cgt_instance_stat(&self->inst, "buffer_dropped"));
+	EXPECT_EQ(total - sc->written[0], cgt_instance_stat(&self->inst, "filtered"));
 	/* Everything listed has exited: the entries go at sched_process_free. */
 	for (k = 0; k < 100; k++) {
 		cgt_instance_read(&self->inst, "set_event_pid", s, sizeof(s));

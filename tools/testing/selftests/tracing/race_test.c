@@ -85,20 +85,6 @@ static int nr_cpus(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/* A counter of user_events_stats, or -1 */
-static long long stat_of(struct cgt_instance *inst, const char *name)
-{
-	char buf[1024], key[64], *p;
-
-	if (cgt_instance_read(inst, "user_events_stats", buf + 1,
-			      sizeof(buf) - 1) < 0)
-		return -1;
-	buf[0] = '\n';
-	snprintf(key, sizeof(key), "\n%s ", name);
-	p = strstr(buf, key);
-	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
-}
-
 static int count_of(const char *text, const char *needle)
 {
 	int n = 0;
@@ -207,9 +193,9 @@ TEST_F_TIMEOUT(race, counts_with_event_filter_and_histogram, 240)
 		snprintf(buf, sizeof(buf), "C|0|filtered_c|%d", i < 10 ? i : 101 + i);
 		ASSERT_EQ(0, ue_write(in, buf));
 	}
-	EXPECT_EQ(10, stat_of(in, "recorded"));
-	EXPECT_EQ(10, stat_of(in, "event_filtered"));
-	EXPECT_EQ(20, stat_of(in, "accepted"));
+	EXPECT_EQ(10, cgt_instance_stat(in, "recorded"));
+	EXPECT_EQ(10, cgt_instance_stat(in, "event_filtered"));
+	EXPECT_EQ(20, cgt_instance_stat(in, "accepted"));
 	EXPECT_EQ(10, count_of(trace_of(in), "counter: filtered_c="));
 	EXPECT_EQ(10, rb_stat(in, "entries"));
 
@@ -217,11 +203,11 @@ TEST_F_TIMEOUT(race, counts_with_event_filter_and_histogram, 240)
 	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/end/trigger",
 					"hist:keys=name:vals=duration_ns"));
 	ASSERT_EQ(0, cgt_instance_write(in, "tracing_on", "0"));
-	rec0 = stat_of(in, "recorded");
+	rec0 = cgt_instance_stat(in, "recorded");
 	for (i = 0; i < 5; i++)
 		ASSERT_EQ(0, ue_write(in, "B|0|hist_span\nE|0"));
-	EXPECT_EQ(rec0, stat_of(in, "recorded"));
-	EXPECT_EQ(10, stat_of(in, "buffer_dropped"));
+	EXPECT_EQ(rec0, cgt_instance_stat(in, "recorded"));
+	EXPECT_EQ(10, cgt_instance_stat(in, "buffer_dropped"));
 	ASSERT_LT(0, cgt_instance_read(in, "events/user_markers/end/hist", buf,
 				       sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "Hits: 5")) TH_LOG("hist:\n%s", buf);
@@ -232,17 +218,17 @@ TEST_F_TIMEOUT(race, counts_with_event_filter_and_histogram, 240)
 	 * filter's per-CPU copy and the histogram's fallback both meet a full
 	 * buffer. The ring buffer's own counts must agree with ours.
 	 */
-	for (i = 0, n = 0; i < 2000 && stat_of(in, "buffer_dropped") < 200; i++) {
+	for (i = 0, n = 0; i < 2000 && cgt_instance_stat(in, "buffer_dropped") < 200; i++) {
 		snprintf(buf, sizeof(buf),
 			 "B|0|fill_%d\nC|0|fill_c|%d\nC|0|fill_c|%d\nE|0", i,
 			 i % 2 ? 5 : 500, 600 + i);
 		ASSERT_EQ(0, ue_write(in, buf));
 		n += 4;
 	}
-	acc = stat_of(in, "accepted");
-	rec = stat_of(in, "recorded");
-	drop = stat_of(in, "buffer_dropped");
-	evf = stat_of(in, "event_filtered");
+	acc = cgt_instance_stat(in, "accepted");
+	rec = cgt_instance_stat(in, "recorded");
+	drop = cgt_instance_stat(in, "buffer_dropped");
+	evf = cgt_instance_stat(in, "event_filtered");
 	EXPECT_LT(0, drop);
 	EXPECT_EQ(acc, rec + drop + evf);
 	EXPECT_EQ(20 + 10 + n, acc);
@@ -301,8 +287,8 @@ TEST_F_TIMEOUT(race, span_stacks_stay_in_step, 180)
 	EXPECT_EQ(NULL, strstr(t, "end: fourth"));
 	EXPECT_NE(NULL, strstr(t, "end: fifth depth=0 dur=0.000ms cpu=0.000ms unmatched"))
 		TH_LOG("%s", t);
-	EXPECT_EQ(1, stat_of(in, "filtered"));
-	EXPECT_EQ(1, stat_of(in, "disabled"));
+	EXPECT_EQ(1, cgt_instance_stat(in, "filtered"));
+	EXPECT_EQ(1, cgt_instance_stat(in, "disabled"));
 }
 
 /*
@@ -430,8 +416,8 @@ TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
 	EXPECT_EQ(0, wrong) TH_LOG("%d markers judged by the old cgroup", wrong);
 	/* The check checked something: markers in every phase, both kinds */
 	EXPECT_LE(3 * moves, out_written);
-	EXPECT_LE(3 * moves, (int)stat_of(&self->inst, "recorded"));
-	EXPECT_EQ(0, stat_of(&all, "buffer_dropped"));
+	EXPECT_LE(3 * moves, (int)cgt_instance_stat(&self->inst, "recorded"));
+	EXPECT_EQ(0, cgt_instance_stat(&all, "buffer_dropped"));
 	cgt_instance_destroy(&all);
 	free(all_n);
 	free(cg_n);
@@ -780,9 +766,9 @@ TEST_F_TIMEOUT(race, lost_pending_never_exceeds_rate_limited, 300)
 		waitpid(writers[w], NULL, 0);
 	EXPECT_EQ(0, bad) TH_LOG("%d of %d readings had more reported than dropped",
 				 bad, readings);
-	EXPECT_LT(0, stat_of(in, "rate_limited"));
-	EXPECT_EQ(stat_of(in, "rate_limited"),
-		  stat_of(in, "lost_reported") + stat_of(in, "lost_pending"));
+	EXPECT_LT(0, cgt_instance_stat(in, "rate_limited"));
+	EXPECT_EQ(cgt_instance_stat(in, "rate_limited"),
+		  cgt_instance_stat(in, "lost_reported") + cgt_instance_stat(in, "lost_pending"));
 }
 
 /* Records written while their event is disabled are counted, not lost. */
@@ -791,12 +777,12 @@ TEST_F_TIMEOUT(race, records_of_disabled_events_are_counted, 120)
 	struct cgt_instance *in = &self->inst;
 
 	ASSERT_EQ(0, ue_write(in, "I|0|off\nC|0|off|1\nB|0|off\nE|0"));
-	EXPECT_EQ(4, stat_of(in, "disabled"));
-	EXPECT_EQ(0, stat_of(in, "accepted"));
+	EXPECT_EQ(4, cgt_instance_stat(in, "disabled"));
+	EXPECT_EQ(0, cgt_instance_stat(in, "accepted"));
 	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/instant/enable", "1"));
 	ASSERT_EQ(0, ue_write(in, "I|0|on\nC|0|off|2"));
-	EXPECT_EQ(5, stat_of(in, "disabled"));
-	EXPECT_EQ(1, stat_of(in, "recorded"));
+	EXPECT_EQ(5, cgt_instance_stat(in, "disabled"));
+	EXPECT_EQ(1, cgt_instance_stat(in, "recorded"));
 }
 
 /* prctl refuses arguments that its kind does not use. */
@@ -816,8 +802,8 @@ TEST_F_TIMEOUT(race, prctl_refuses_unused_arguments, 60)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, prctl(PR_TRACE_USER_MARKER, PR_TRACE_MARKER_COUNTER,
 			   (unsigned long)"cnt", 5, 0));
-	EXPECT_EQ(1, stat_of(in, "recorded"));
-	EXPECT_EQ(0, stat_of(in, "rejected"));
+	EXPECT_EQ(1, cgt_instance_stat(in, "recorded"));
+	EXPECT_EQ(0, cgt_instance_stat(in, "rejected"));
 }
 
 /*
