@@ -100,32 +100,87 @@ tools-rss: tools
 install:
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/ install
 
-# check: every part runs even when an earlier one failed (a leading "-"),
-# each keeps its log and counts in build/check (scripts/check-part), and
-# scripts/check-total ends the run with the parts and one total
-# "N passed, N failed, N skipped"; it fails if any part failed.
-# cost-check prints no counts: it is one result (--single).
-CHECK_PARTS := cost-check multihost vm-run selftests nofilter deb
+# check: every part runs even when another one failed, each keeps its log
+# and counts in build/check (scripts/check-part), and scripts/check-total
+# ends the run with the parts and one total "N passed, N failed, N
+# skipped"; it fails if any part failed (or could not run: a build it
+# needs failed).
+#
+# The parts run beside the kernel builds, on a make job server of one
+# slot per CPU (CHECK_JOBS): a guest runs on one host thread (TCG
+# single-threaded) and holds one slot, the kernel build takes what is
+# left (the kernel's make joins the job server), and the kernels are
+# built one at a time, in the order the parts need them (the chain of
+# order-only prerequisites below). On 2 CPUs the guests' 40 CPU-minutes
+# overlap the builds' 50 instead of following them. Each line a part
+# prints comes to the terminal as "[PART] line" (CHECK_PREFIX).
+#
+# CHECK_KVERS: the other kernel versions whose project selftests make
+# check runs on their patched production kernel (part selftests-KVER).
+CHECK_JOBS  ?= $(shell nproc)
+CHECK_KVERS ?= 6.12
+# In the order make starts them: the debug kernel's long guest first.
+CHECK_PARTS := selftests vm-run checkpatch series-check multihost cost-check \
+	$(patsubst %,selftests-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
 check: check-kver
 else
-check: checkpatch series-check kernel-debug selftests tools kernel kernel-vanilla
-	@rm -rf $(BUILD)/check
-	-scripts/check-part --single cost-check -- scripts/cost-check
-	-scripts/check-part --single multihost -- selftests/tools/multihost
-	-scripts/check-part vm-run -- scripts/test-vm-run
-	-scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
-	$(MAKE) --no-print-directory kernel-nofilter
-	-scripts/check-part nofilter -- scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
-	-scripts/check-part deb -- scripts/deb-check
+check: deps selftests tools
+	@rm -rf $(BUILD)/check && mkdir -p $(BUILD)/check
+	-@CHECK_PREFIX=1 $(MAKE) --no-print-directory -k -j$(CHECK_JOBS) check-parts
 	@scripts/check-total $(CHECK_PARTS)
 endif
 
-# check KVER=6.12: the reduced check of another kernel version, its parts
-# named NAME-KVER in build/check (6.1's stay): every selftest on that
-# version's patched production kernel, then (CHECK_KVER_UPSTREAM=1, about
-# 20 more minutes and the vanilla kernel's build) upstream's ftracetest on
-# its vanilla and patched kernels, 0 regressions.
+# The parts (part-NAME) and the kernel builds they need (build-VARIANT);
+# only make check's parallel run uses these targets. A "+" gives the
+# recipe the job server (a script in it runs make).
+.PHONY: check-parts $(patsubst %,part-%,$(CHECK_PARTS)) build-debug build-cgtrace \
+	build-vanilla build-nofilter $(patsubst %,build-cgtrace-%,$(CHECK_KVERS))
+check-parts: $(patsubst %,part-%,$(CHECK_PARTS))
+
+build-debug:
+	+@scripts/kernel-build debug
+build-cgtrace: | build-debug
+	+@scripts/kernel-build cgtrace
+build-vanilla: | build-cgtrace
+	+@scripts/kernel-build vanilla
+build-nofilter: | build-vanilla $(patsubst %,build-cgtrace-%,$(CHECK_KVERS))
+	+@scripts/kernel-build nofilter
+
+part-checkpatch:
+	-@scripts/check-part --single checkpatch -- scripts/checkpatch
+part-series-check:
+	+-@scripts/check-part --single series-check -- scripts/series
+part-selftests: build-debug
+	-@scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
+part-vm-run: build-debug
+	-@scripts/check-part vm-run -- scripts/test-vm-run
+part-cost-check: build-cgtrace build-vanilla
+	-@scripts/check-part --single cost-check -- scripts/cost-check
+part-multihost: build-cgtrace
+	-@scripts/check-part --single multihost -- selftests/tools/multihost
+part-nofilter: build-nofilter
+	-@scripts/check-part nofilter -- scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
+# the last build: the package's (bindeb-pkg of the cgtrace tree)
+part-deb: build-cgtrace | build-nofilter
+	+-@scripts/check-part deb -- scripts/deb-check
+
+# Another version's production kernel (after 6.1's, before nofilter) and
+# its selftests part.
+define check_kver_rules
+build-cgtrace-$(1): | build-vanilla
+	+@KVER=$(1) scripts/kernel-build cgtrace
+part-selftests-$(1): build-cgtrace-$(1)
+	-@KVER=$(1) scripts/check-part selftests-$(1) -- scripts/vm-run --timeout 2400 -- scripts/run-selftests
+endef
+$(foreach v,$(CHECK_KVERS),$(eval $(call check_kver_rules,$(v))))
+
+# check KVER=6.12: the reduced check of another kernel version alone, its
+# parts named NAME-KVER in build/check (6.1's stay): every selftest on
+# that version's patched production kernel (make check runs the same as
+# its part selftests-KVER), then (CHECK_KVER_UPSTREAM=1, about 20 more
+# minutes and the vanilla kernel's build) upstream's ftracetest on its
+# vanilla and patched kernels, 0 regressions.
 CHECK_KVER_PARTS := selftests-$(KVER) $(if $(CHECK_KVER_UPSTREAM),upstream-$(KVER))
 .PHONY: check-kver
 check-kver: selftests tools kernel $(if $(CHECK_KVER_UPSTREAM),kernel-vanilla)

@@ -34,6 +34,16 @@ KERNEL_PKG=linux-source-$KVER
 KERNEL_TARBALL=/usr/src/linux-source-$KVER.tar.xz
 export KVER
 
+# kmake_jobs - the -j option of a kernel build's make: none under a make
+# job server (make check, whose guests run beside the builds: the kernel's
+# make takes the slots they leave), else one job per CPU.
+kmake_jobs() {
+	case " ${MAKEFLAGS:-} " in
+	*" --jobserver-auth="* | *" --jobserver-fds="*) ;;
+	*) echo "-j$(nproc)" ;;
+	esac
+}
+
 msg() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }
 die() {
