@@ -315,6 +315,7 @@ TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
 	char list[128];
 	const char *t, *p;
 	int moves = 300, nph = 2 * moves + 2, k, wrong = 0, out_written = 0;
+	int missed = 0, excess = 0;
 	int *all_n, *cg_n;
 	pid_t task, partner;
 
@@ -332,6 +333,9 @@ TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
 	ASSERT_EQ(0, cgt_instance_create(&all, "race-all"));
 	ASSERT_EQ(0, cgt_instance_write(&all, "buffer_size_kb", "2048"));
 	ASSERT_EQ(0, cgt_instance_write(&self->inst, "buffer_size_kb", "2048"));
+	/* A marker lost to an overwrite would count as misjudged: none is */
+	ASSERT_EQ(0, cgt_instance_write(&all, "options/overwrite", "0"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/overwrite", "0"));
 	ASSERT_EQ(0, cgt_instance_write(&all, "events/user_markers/instant/enable", "1"));
 	ASSERT_EQ(0, cgt_instance_write(&self->inst,
 					"events/user_markers/instant/enable", "1"));
@@ -348,7 +352,7 @@ TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
 	task = fork();
 	if (!task) {
 		char rec[64], path[PATH_MAX];
-		int fa, fc, ph, n;
+		int fa, fc, ph, n, last = 0, in_phase = 0;
 
 		pin_to(1);
 		/* Each instance's own file: the top level's would reach others */
@@ -365,6 +369,18 @@ TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
 				atomic_store(&sh->ack, 0);
 				continue;
 			}
+			/*
+			 * Three markers a phase, then only switches: on a slow
+			 * host an unbounded writer filled the buffers (100,000
+			 * markers, lost by the unfiltered instance, once).
+			 */
+			if (ph != last) {
+				last = ph;
+				in_phase = 0;
+			}
+			if (in_phase == 3)
+				continue;
+			in_phase++;
 			n = snprintf(rec, sizeof(rec), "I|0|ph-%d", ph);
 			if (write(fa, rec, n) != n || write(fc, rec, n) != n)
 				_exit(2);
@@ -407,17 +423,22 @@ TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
 	}
 	for (k = 1; k < nph; k++) {
 		if (k % 2) {
-			wrong += abs(all_n[k] - cg_n[k]);
+			missed += all_n[k] > cg_n[k] ? all_n[k] - cg_n[k] : 0;
+			excess += cg_n[k] > all_n[k] ? cg_n[k] - all_n[k] : 0;
 		} else {
 			wrong += cg_n[k];
 			out_written += all_n[k];
 		}
 	}
-	EXPECT_EQ(0, wrong) TH_LOG("%d markers judged by the old cgroup", wrong);
-	/* The check checked something: markers in every phase, both kinds */
-	EXPECT_LE(3 * moves, out_written);
-	EXPECT_LE(3 * moves, (int)cgt_instance_stat(&self->inst, "recorded"));
+	/* In cgroup a: all recorded; out of it: none; "all" saw every one */
+	EXPECT_EQ(0, missed) TH_LOG("%d markers of cgroup a not recorded", missed);
+	EXPECT_EQ(0, wrong) TH_LOG("%d markers out of cgroup a recorded", wrong);
+	EXPECT_EQ(0, excess) TH_LOG("%d markers lost by the unfiltered instance", excess);
+	/* The check checked something: three markers a phase, both kinds */
+	EXPECT_EQ(3 * moves, out_written);
+	EXPECT_EQ(3 * moves, (int)cgt_instance_stat(&self->inst, "recorded"));
 	EXPECT_EQ(0, cgt_instance_stat(&all, "buffer_dropped"));
+	EXPECT_EQ(0, cgt_instance_stat(&self->inst, "buffer_dropped"));
 	cgt_instance_destroy(&all);
 	free(all_n);
 	free(cg_n);
