@@ -120,7 +120,7 @@ install:
 CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
-CHECK_PARTS := selftests vm-run checkpatch series-check multihost cost-check \
+CHECK_PARTS := selftests vm-run checkpatch series-check tools multihost cost-check \
 	$(patsubst %,selftests-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
 check: check-kver
@@ -151,8 +151,12 @@ part-checkpatch:
 	-@scripts/check-part --single checkpatch -- scripts/checkpatch
 part-series-check:
 	+-@scripts/check-part --single series-check -- scripts/series
+# The kernel's tests on the debug kernel (KASAN, lockdep), the tools'
+# (user space, 3 times faster there) on the production kernel.
 part-selftests: build-debug
-	-@scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests
+	-@scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests --kinds tc,c
+part-tools: build-cgtrace
+	-@scripts/check-part tools -- scripts/vm-run --timeout 1800 -- scripts/run-selftests --kinds tools
 part-vm-run: build-debug
 	-@scripts/check-part vm-run -- scripts/test-vm-run
 part-cost-check: build-cgtrace build-vanilla

@@ -178,6 +178,7 @@ struct trace_user_markers {
 
 /* trace_user_markers_parse.c */
 int trace_um_parse(char *buf, size_t len, struct um_rec *recs);
+int trace_um_check(char *buf, size_t len);
 int trace_um_check_name(const char *s, size_t len);
 
 /* trace_user_markers_events.c */

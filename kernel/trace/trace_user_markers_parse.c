@@ -6,7 +6,9 @@
  *   S|pid|name|cookie  F|pid|name|cookie  I|pid|name
  *
  * A write is parsed whole before any record is delivered, in one pass
- * over its bytes: a write that fails records nothing.
+ * over its bytes: a write that fails records nothing. A write that no
+ * instance would record is only checked (trace_um_check()): the same
+ * pass, the same errors, nothing stored.
  *
  * Every field is scanned eight bytes at a time (the write buffer has
  * UM_SCAN_SLACK bytes of room after its sentinel newline, so a load that
@@ -45,6 +47,20 @@ struct um_consts {
 	u64	zeros;		/* '0' in every byte */
 	u64	digit_lim;	/* 0x80 - 10: the digit test's comparison */
 };
+
+/*
+ * um_ffs - the lowest set bit of @w, which is not 0. __ffs64() is only
+ * inline: under CC_OPTIMIZE_FOR_SIZE it became a call here (three
+ * instructions where one does).
+ */
+static __always_inline unsigned int um_ffs(u64 w)
+{
+#if BITS_PER_LONG == 64
+	return __ffs(w);
+#else
+	return __ffs64(w);
+#endif
+}
 
 /* The record type letter: its event, plus one (0: not a type) */
 static const u8 um_types[256] = {
@@ -118,7 +134,8 @@ static __always_inline u64 um_nondigits(u64 w, const struct um_consts *k)
  * um_parse_value_slow - the value at @p, one byte at a time: what the
  * word at a time test leaves (a longer value, and every refused one). Up
  * to 19 digits fit in a u64 unchecked, and S64_MAX has 19: more are
- * refused before they could wrap. It stores the value itself (digits 0).
+ * refused before they could wrap. It stores the value itself (digits 0)
+ * in @r, unless @r is NULL (a write that is only checked).
  */
 static noinline const char *um_parse_value_slow(const char *p,
 						struct um_rec *r)
@@ -141,8 +158,10 @@ static noinline const char *um_parse_value_slow(const char *p,
 	} while (*p != '\n' && p - start < 19);
 	if (*p != '\n' || v > (neg ? (u64)S64_MAX + 1 : (u64)S64_MAX))
 		return ERR_PTR(-EINVAL);
-	r->value = neg ? (s64)(0 - v) : (s64)v;
-	r->digits = 0;
+	if (r) {
+		r->value = neg ? (s64)(0 - v) : (s64)v;
+		r->digits = 0;
+	}
 	return p;
 }
 
@@ -154,10 +173,14 @@ static noinline const char *um_parse_value_slow(const char *p,
  * into a number (trace_um_rec_value()) only for an event that records
  * it, so that a write no instance records never pays for that.
  *
- * Return: its newline, or ERR_PTR(-EINVAL).
+ * Return: its newline, or @fail with the error in @err (as
+ * um_parse_rec()).
  */
-static inline const char *um_parse_value(const char *p, struct um_rec *r,
-					 const struct um_consts *k)
+static __always_inline const char *um_parse_value(const char *p,
+						  struct um_rec *r,
+						  const struct um_consts *k,
+						  bool store, const char *fail,
+						  int *err)
 {
 	const char *digits = p;
 	unsigned int n;
@@ -168,18 +191,26 @@ static inline const char *um_parse_value(const char *p, struct um_rec *r,
 		digits++;
 	w = get_unaligned_le64(digits);
 	/* The top byte marked: n <= 7, and p[n] is the word's or the next */
-	n = __ffs64(um_nondigits(w, k) | 1ULL << 63) >> 3;
+	n = um_ffs(um_nondigits(w, k) | 1ULL << 63) >> 3;
 
 	/*
 	 * No digit, a leading zero, or something else than a newline after
 	 * the digits (another byte, or an eighth digit): the slow path
 	 * decides.
 	 */
-	if (unlikely(!n || digits[n] != '\n' || ((u8)w == '0' && n > 1)))
-		return um_parse_value_slow(p, r);
-	r->value = w;
-	r->digits = n;
-	r->neg = digits != p;
+	if (unlikely(!n || digits[n] != '\n' || ((u8)w == '0' && n > 1))) {
+		p = um_parse_value_slow(p, store ? r : NULL);
+		if (IS_ERR(p)) {
+			*err = PTR_ERR(p);
+			return fail;
+		}
+		return p;
+	}
+	if (store) {
+		r->value = w;
+		r->digits = n;
+		r->neg = digits != p;
+	}
 	return digits + n;
 }
 
@@ -199,44 +230,55 @@ static noinline unsigned int um_parse_pid_slow(const char *p)
 /*
  * um_parse_rec - one record at @p, which ends at a newline (the last one
  * at the sentinel). The type, its '|' and a pid of up to five digits come
- * from one load.
+ * from one load. With @store false the record is only checked and @r
+ * (NULL) is not used: the compiler drops every store to it.
  *
- * Return: the record's newline, or ERR_PTR() of its error.
+ * Return: the record's newline; on an error, @fail (past the write's
+ * last record, so that the caller's loop ends without a test of its own)
+ * with the error in @err.
  */
-static inline const char *um_parse_rec(const char *p, struct um_rec *r,
-				       const struct um_consts *k)
+static __always_inline const char *um_parse_rec(const char *p,
+						struct um_rec *r,
+						const struct um_consts *k,
+						bool store, const char *fail,
+						int *err)
 {
 	u64 w = get_unaligned_le64(p), m;
 	unsigned int type = um_types[(u8)w], n;
 	const char *name;
 	size_t len;
 
-	if (!type || (u8)(w >> 8) != '|')
-		return ERR_PTR(-EINVAL);
+	if (!type || p[1] != '|')
+		goto inval;
 
 	/*
 	 * The pid, 1 to 10 digits: accepted, never trusted. The two zero
 	 * bytes shifted in are not digits: n <= 6.
 	 */
-	n = __ffs64(um_nondigits(w >> 16, k)) >> 3;
+	n = um_ffs(um_nondigits(w >> 16, k)) >> 3;
 	if (unlikely(n - 1 >= 5)) {
 		if (n)
 			n = um_parse_pid_slow(p + 2);
 		if (n - 1 >= 10)
-			return ERR_PTR(-EINVAL);
+			goto inval;
 	}
 	p += 2 + n;
-	r->event = type - 1;
+	if (store)
+		r->event = type - 1;
 	if (*p == '\n') {
 		/* "E|pid" is the only record without a name */
-		r->name = NULL;
-		r->name_len = 0;
-		r->value = 0;
-		r->digits = 0;
-		return type == UM_END + 1 ? p : ERR_PTR(-EINVAL);
+		if (type != UM_END + 1)
+			goto inval;
+		if (store) {
+			r->name = NULL;
+			r->name_len = 0;
+			r->value = 0;
+			r->digits = 0;
+		}
+		return p;
 	}
 	if (*p != '|')
-		return ERR_PTR(-EINVAL);
+		goto inval;
 
 	/* The name, up to the first '|' or newline */
 	name = ++p;
@@ -246,57 +288,63 @@ static inline const char *um_parse_rec(const char *p, struct um_rec *r,
 			p += 8;
 			continue;
 		}
-		p += __ffs64(m) >> 3;
+		p += um_ffs(m) >> 3;
 		if (likely(*p == '|' || *p == '\n'))
 			break;
 		/* '}' and '~' are marked with the refused bytes */
 		if (*p != '}' && *p != '~')
-			return ERR_PTR(-EINVAL);
+			goto inval;
 		p++;
 	}
 	/* Empty or too long, in one comparison */
 	len = p - name;
-	if (unlikely(len - 1 >= UM_NAME_MAX))
-		return ERR_PTR(len ? -ENAMETOOLONG : -EINVAL);
-	r->name = name;
-	r->name_len = len;
+	if (unlikely(len - 1 >= UM_NAME_MAX)) {
+		*err = len ? -ENAMETOOLONG : -EINVAL;
+		return fail;
+	}
+	if (store) {
+		r->name = name;
+		r->name_len = len;
+	}
 
 	switch (type - 1) {
 	case UM_COUNTER:
 	case UM_ASYNC_BEGIN:
 	case UM_ASYNC_END:
 		if (*p != '|')
-			return ERR_PTR(-EINVAL);
-		return um_parse_value(p + 1, r, k);
+			goto inval;
+		return um_parse_value(p + 1, r, k, store, fail, err);
 	default:
 		/* B, E and I end with the name */
-		r->value = 0;
-		r->digits = 0;
-		return *p == '\n' ? p : ERR_PTR(-EINVAL);
+		if (*p != '\n')
+			goto inval;
+		if (store) {
+			r->value = 0;
+			r->digits = 0;
+		}
+		return p;
 	}
+
+inval:
+	*err = -EINVAL;
+	return fail;
 }
 
-/**
- * trace_um_parse - split a write into records
- * @buf: the write, with UM_SCAN_SLACK bytes of room after it
- * @len: its length
- * @recs: room for UM_RECS_MAX records
- *
- * A newline is stored after the last record as a sentinel, so that the
- * scan needs no bounds checks; a NUL byte anywhere is a control byte.
- *
- * Return: the number of records, -E2BIG past UM_RECS_MAX, or the first
- * record's error.
+/*
+ * um_parse - trace_um_parse() (@store, into @recs) or trace_um_check()
+ * (@recs NULL): one body, two instances, so that both take and refuse
+ * exactly the same writes.
  */
-int trace_um_parse(char *buf, size_t len, struct um_rec *recs)
+static __always_inline int um_parse(char *buf, size_t len,
+				    struct um_rec *recs, bool store)
 {
-	const char *p = buf, *end = buf + len;
+	const char *p = buf, *end = buf + len, *fail;
 	struct um_consts k = {
 		.high = UM_ONES * 0x80, .low7 = UM_ONES * 0x7f,
 		.four = UM_ONES * 4, .name_lim = UM_ONES * (0x80 - 0x24),
 		.zeros = UM_ONES * '0', .digit_lim = UM_ONES * (0x80 - 10),
 	};
-	int n = 0;
+	int n = 0, err = 0;
 
 	OPTIMIZER_HIDE_VAR(k.high);
 	OPTIMIZER_HIDE_VAR(k.low7);
@@ -309,14 +357,54 @@ int trace_um_parse(char *buf, size_t len, struct um_rec *recs)
 	if (buf[len - 1] == '\n')
 		end--;
 	buf[len] = '\n';
+	/* Past the sentinel once the loop steps over it: inside the slack */
+	fail = end + 1;
 	while (p <= end) {
-		if (n == UM_RECS_MAX)
+		if (store && n == UM_RECS_MAX)
 			return -E2BIG;
-		p = um_parse_rec(p, &recs[n], &k);
-		if (IS_ERR(p))
-			return PTR_ERR(p);
+		p = um_parse_rec(p, store ? &recs[n] : NULL, &k, store, fail,
+				 &err);
 		n++;
 		p++;		/* past the newline */
 	}
-	return n;
+	/*
+	 * Checking only, the records are counted, not kept: a write of more
+	 * than UM_RECS_MAX fails with -E2BIG as a storing parse's would, also
+	 * when a record after the last one it may hold is bad.
+	 */
+	if (!store && n > UM_RECS_MAX)
+		return -E2BIG;
+	return err ? err : n;
+}
+
+/**
+ * trace_um_parse - split a write into records
+ * @buf: the write, with UM_SCAN_SLACK bytes of room after it
+ * @len: its length, at least 1
+ * @recs: room for UM_RECS_MAX records
+ *
+ * A newline is stored after the last record as a sentinel, so that the
+ * scan needs no bounds checks; a NUL byte anywhere is a control byte.
+ *
+ * Return: the number of records, -E2BIG past UM_RECS_MAX, or the first
+ * record's error.
+ */
+int trace_um_parse(char *buf, size_t len, struct um_rec *recs)
+{
+	return um_parse(buf, len, recs, true);
+}
+
+/**
+ * trace_um_check - check a write that no instance records
+ * @buf: the write, with UM_SCAN_SLACK bytes of room after it
+ * @len: its length, at least 1
+ *
+ * The records are checked as trace_um_parse() checks them and counted;
+ * none is stored.
+ *
+ * Return: what trace_um_parse() would return for @buf.
+ */
+int trace_um_check(char *buf, size_t len)
+{
+	return um_parse(buf, len, NULL, false);
 }

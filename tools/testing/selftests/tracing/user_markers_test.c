@@ -268,6 +268,63 @@ TEST_F_TIMEOUT(um, bad_records_fail_the_whole_write, 180)
 }
 
 /*
+ * A write that no instance records (nothing enabled, no span open) is only
+ * checked, by a second instance of the parser that stores nothing: it
+ * must refuse what a recorded write refuses, with the same errno, and
+ * count what it takes as disabled. 65 records fail with E2BIG also when
+ * the 65th is bad; a bad record among the first 64 decides the errno.
+ */
+TEST_F_TIMEOUT(um, unrecorded_writes_fail_alike, 180)
+{
+	char buf[8192];
+	int pass, i, rejected = 0, written = 0;
+	long long before;
+
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "events/user_markers/enable", "0"));
+	for (pass = 0; pass < 2; pass++) {
+		/* pass 1: the same writes with the events on, as the reference */
+		if (pass)
+			ASSERT_EQ(0, cgt_instance_write(&self->inst,
+							"events/user_markers/enable", "1"));
+		for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
+			snprintf(buf, sizeof(buf), "I|1|ok-before-%d\n%s\n", i,
+				 bad[i].rec);
+			EXPECT_EQ(-bad[i].err, um_write(&self->inst, buf))
+				TH_LOG("record \"%s\", events %s", bad[i].rec,
+				       pass ? "on" : "off");
+			rejected++;
+		}
+		buf[0] = '\0';
+		for (i = 0; i < 64; i++)
+			strcat(buf, "I|1|r\n");
+		strcat(buf, "X|1|bad");
+		EXPECT_EQ(-E2BIG, um_write(&self->inst, buf))
+			TH_LOG("a bad 65th record, events %s", pass ? "on" : "off");
+		rejected++;
+		buf[0] = 'X';			/* the first of 65: bad now */
+		EXPECT_EQ(-EINVAL, um_write(&self->inst, buf))
+			TH_LOG("a bad first record of 65, events %s", pass ? "on" : "off");
+		rejected++;
+		EXPECT_EQ(-EINVAL, um_write_len(&self->inst, "I|1|a\0b", 7));
+		rejected++;
+		EXPECT_EQ(rejected, stat_of(&self->inst, "rejected"));
+	}
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "events/user_markers/enable", "0"));
+
+	/* What it takes is counted as disabled, record by record */
+	before = stat_of(&self->inst, "disabled");
+	buf[0] = '\0';
+	for (i = 0; i < 64; i++, written++)
+		strcat(buf, i % 2 ? "C|1|c|-1234567\n" : "E|1\n");
+	EXPECT_EQ(0, um_write(&self->inst, buf));
+	EXPECT_EQ(0, um_write(&self->inst, "B|1|not-followed"));
+	written++;
+	EXPECT_EQ(before + written, stat_of(&self->inst, "disabled"));
+	EXPECT_EQ(0, stat_of(&self->inst, "span_states"))
+		TH_LOG("a begin while nothing is enabled made span state");
+}
+
+/*
  * Values, pids and names around the eight-byte word tests of the parser
  * (a value of up to seven digits is kept as its digits until recorded):
  * each is recorded as written. The expected value is the record's own
