@@ -68,7 +68,14 @@ enum ev { EV_NONE, EV_GETPPID, EV_GETPID, EV_MARKERS, EV_SCHED, NR_EV };
 
 /* The instance's filters for a case. */
 enum cg { CG_NONE, CG_SELF, CG_OTHER, CG_MANY };
-enum pid { PID_NONE, PID_SELF, PID_OTHER, PID_MANY };
+/*
+ * PID_ECHOED: "echo > set_event_pid", an empty list written after the
+ * truncation. Vanilla then marks every event of the instance as pid
+ * filtered with no list to filter by (event_pid_write() sets the flag
+ * unconditionally, a truncation clears it only while a list exists), and
+ * each event pays the pid test; PID_NONE is a truncation alone.
+ */
+enum pid { PID_NONE, PID_SELF, PID_OTHER, PID_MANY, PID_ECHOED };
 
 /* What a marker case writes, and how. */
 enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_PAIR_NULL, MK_SINGLE, MK_BATCH };
@@ -108,6 +115,7 @@ static struct bcase cases[] = {
 	{ "sc_pid_reject",	K_SYSCALL, EV_GETPPID, .pid = PID_OTHER },
 	{ "sc_pid_match",	K_SYSCALL, EV_GETPPID, .pid = PID_SELF },
 	{ "sc_pid1024",		K_SYSCALL, EV_GETPPID, .pid = PID_MANY },
+	{ "sc_on_pid_echoed",	K_SYSCALL, EV_GETPPID, .pid = PID_ECHOED },
 	/*
 	 * What a span's runtime reads cost: the thread CPU clock reads the
 	 * scheduler's runtime (task_sched_runtime()), the monotonic one a
@@ -497,8 +505,10 @@ static const char *pid_list(enum pid pid)
 		return "1";
 	case PID_MANY:
 		return pid_many_list;
-	default:
+	case PID_ECHOED:
 		return "\n";
+	default:
+		return "";	/* O_TRUNC alone clears the list */
 	}
 }
 
@@ -551,8 +561,12 @@ static void apply(const struct bcase *c)
 		must_write(INST "/set_event_cgroup", cg_list(c->cg));
 	if (cur.fcg != c->fcg)
 		must_write(INST "/set_ftrace_cgroup", c->fcg ? "/ctxbench" : "\n");
-	if (cur.pid != c->pid)
+	if (cur.pid != c->pid) {
+		/* vanilla's flags go with the truncation of a list only */
+		if (cur.pid == PID_ECHOED)
+			must_write(INST "/set_event_pid", "1");
 		must_write(INST "/set_event_pid", pid_list(c->pid));
+	}
 	if (cur.filt != c->filt) {
 		snprintf(buf, sizeof(buf), "common_pid != %d", self);
 		must_write(INST "/events/syscalls/sys_enter_getppid/filter",
@@ -593,7 +607,7 @@ static void reset(void)
 	write_file(INST "/events/syscalls/sys_enter_getppid/filter", "0", 1);
 	if (has_markers)
 		write_file(INST "/user_events_rate", "0", 1);
-	write_file(INST "/set_event_pid", "\n", 1);
+	write_file(INST "/set_event_pid", "", 1);
 	if (has_cgfilter) {
 		write_file(INST "/set_event_cgroup", "\n", 1);
 		write_file(INST "/set_ftrace_cgroup", "\n", 1);

@@ -520,11 +520,27 @@ def main(raw):
         count_table(P, V, sc_floor + [
             ("recorded: `sc_on`", "K.sc_on", ""),
             ("event cost: `sc_on` - `sc_off`", "K.sc_on - K.sc_off", ""),
+            ("recorded after `echo > set_event_pid` (no pid listed): "
+             "`sc_on_pid_echoed` - `sc_on`", "K.sc_on_pid_echoed - K.sc_on", ""),
             ("pure user-space loop `sc_user` (same code on both: a check "
              "of the unit)", "K.sc_user", "control")]))
     pv, _ = evaluate("(P.sc_on - P.sc_off) / (V.sc_on - V.sc_off)", P=P, V=V)
     if pv is not None:
         o += ["", "Event cost patched / vanilla: %.3f." % pv]
+    ev, _ = evaluate("V.sc_on_pid_echoed - V.sc_on", P=P, V=V)
+    ep, _ = evaluate("P.sc_on_pid_echoed - P.sc_on", P=P, V=V)
+    if ev is not None and ep is not None:
+        o += ["", "`echo > set_event_pid`, the usual way to clear the pid "
+              "filter, truncates the file and then writes an empty list. "
+              "Vanilla's event_pid_write() marks every event of the "
+              "instance pid-filtered whatever the list (and a truncation "
+              "clears the mark only while a list exists), so from then on "
+              "every event pays the pid test with nothing to filter: "
+              "%s instructions an event on vanilla, %s on the patched "
+              "kernel, whose events carry the mark only while a pid or "
+              "cgroup rule exists. ctxbench clears lists by truncation "
+              "alone, so that `sc_on` measures both kernels unmarked." %
+              (fmt_n(ev), fmt_n(ep))]
 
     o += section(
         "2. An event rejected by a filter / recorded",

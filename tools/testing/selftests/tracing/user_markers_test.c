@@ -712,21 +712,34 @@ static int flood_and_count(struct cgt_instance *inst, char *trace,
 	return err ? -1 : 0;
 }
 
-TEST_F_TIMEOUT(um, exact_counts_when_the_buffer_overflows, 300)
+/*
+ * A flood into a small buffer without overwrite: every record counted as
+ * recorded or buffer_dropped, as the ring buffer itself counts them. With
+ * @filter, an event filter that takes every record, the events are built
+ * in the per-CPU scratch event and copied into the ring buffer at commit:
+ * a copy the full buffer refuses is a drop too.
+ */
+static void overflow_and_check(struct __test_metadata *_metadata,
+			       struct cgt_instance *inst, char *trace,
+			       const char *filter)
 {
 	struct counts c;
 
 	/* Small buffer, no overwrite, no rate limit */
-	ASSERT_EQ(0, cgt_instance_write(&self->inst, "buffer_size_kb", "8"));
-	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/overwrite", "0"));
-	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "0"));
-	ASSERT_EQ(0, flood_and_count(&self->inst, self->trace, &c));
+	ASSERT_EQ(0, cgt_instance_write(inst, "buffer_size_kb", "8"));
+	ASSERT_EQ(0, cgt_instance_write(inst, "options/overwrite", "0"));
+	ASSERT_EQ(0, cgt_instance_write(inst, "user_events_rate", "0"));
+	if (filter)
+		ASSERT_EQ(0, cgt_instance_write(inst, "events/user_markers/filter",
+						filter));
+	ASSERT_EQ(0, flood_and_count(inst, trace, &c));
 	TH_LOG("accepted %lld recorded %lld buffer_dropped %lld",
 	       c.accepted, c.recorded, c.dropped);
 	EXPECT_EQ(WRITERS * WRITES * PER_WRITE, c.accepted);
 	EXPECT_EQ(c.accepted, c.recorded + c.dropped);
 	EXPECT_LT(0, c.dropped);
 	EXPECT_EQ(0, c.limited);
+	EXPECT_EQ(0, stat_of(inst, "event_filtered"));
 	/* What the buffer holds is what the counts say. */
 	EXPECT_EQ(c.recorded, c.events);
 	/*
@@ -738,6 +751,17 @@ TEST_F_TIMEOUT(um, exact_counts_when_the_buffer_overflows, 300)
 	EXPECT_EQ(c.recorded, c.rb_entries);
 	EXPECT_EQ(c.dropped, c.rb_dropped);
 	EXPECT_EQ(0, c.rb_overrun);
+}
+
+TEST_F_TIMEOUT(um, exact_counts_when_the_buffer_overflows, 300)
+{
+	overflow_and_check(_metadata, &self->inst, self->trace, NULL);
+}
+
+TEST_F_TIMEOUT(um, exact_counts_when_a_filtered_copy_overflows, 300)
+{
+	overflow_and_check(_metadata, &self->inst, self->trace,
+			   "common_pid != 0");
 }
 
 TEST_F_TIMEOUT(um, exact_counts_when_rate_limited, 300)
