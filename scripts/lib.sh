@@ -9,16 +9,24 @@ BUILD=${CGTRACE_BUILD:-$top/build}
 # (build/src/vanilla-6.12, build/obj/cgtrace-6.12, ...) so that both
 # versions' builds live side by side; 6.1's keep their names.
 KVER=${KVER:-6.1}
+# The Debian package versions the series is made against: make deps
+# installs exactly these linux-source-* packages, as Debian's
+# security archive moves on to newer stable releases (6.12.118 replaced
+# 6.12.117 as the candidate on 2026-12-02) and keeps the older ones.
+KERNEL_DEB_6_1=6.1.192-3
+KERNEL_DEB_6_12=6.12.117-1~deb12u1
 case "$KVER" in
 6.1)
 	KERNEL_VERSION=6.1.192
 	KERNEL_PKG_VERSION=6.1.192
+	KERNEL_DEB_VERSION=$KERNEL_DEB_6_1
 	KSUF=''
 	HOOKS=$top/patches
 	;;
 6.12)
 	KERNEL_VERSION=6.12.117
 	KERNEL_PKG_VERSION=6.12.117
+	KERNEL_DEB_VERSION=$KERNEL_DEB_6_12
 	KSUF=-6.12
 	HOOKS=$top/patches/6.12
 	;;
