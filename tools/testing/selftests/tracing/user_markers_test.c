@@ -559,6 +559,53 @@ TEST_F_TIMEOUT(um, ordered_against_kernel_events, 180)
 	EXPECT_LE(0, b) TH_LOG("no getppid after the marker:\n%s", self->trace);
 }
 
+/*
+ * A record is written straight to the ring buffer only while nothing
+ * reads its event first: the stack option and a trigger still see it.
+ */
+TEST_F_TIMEOUT(um, stack_option_and_triggers_see_records, 180)
+{
+	const char *t;
+	char on[8];
+	long m, s, n;
+
+	if (cgt_instance_write(&self->inst, "options/stacktrace", "1"))
+		SKIP(return, "no options/stacktrace (CONFIG_STACKTRACE)");
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|with-stack\n"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/stacktrace", "0"));
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|without-stack\n"));
+	t = trace_of(&self->inst, self->trace);
+	m = line_at(t, "instant: with-stack");
+	ASSERT_LE(0, m) TH_LOG("%s", t);
+	s = line_at(t + m, "<stack trace>");
+	n = line_at(t + m, "instant: without-stack");
+	ASSERT_LE(0, n) TH_LOG("%s", t);
+	EXPECT_LE(0, s) TH_LOG("no stack after the record:\n%s", t);
+	EXPECT_LT(s, n) TH_LOG("the stack is not the first record's:\n%s", t);
+	EXPECT_EQ(1, count_of(t, "<stack trace>")) TH_LOG("%s", t);
+
+	/*
+	 * A trigger with a condition runs at the commit (one without runs
+	 * before the reserve): the named record turns recording off.
+	 */
+	ASSERT_EQ(0, cgt_instance_write(&self->inst,
+					"events/user_markers/instant/trigger",
+					"traceoff if name == \"stops-recording\""));
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|keeps-recording\n"));
+	ASSERT_LT(0, cgt_instance_read(&self->inst, "tracing_on", on,
+				       sizeof(on)));
+	EXPECT_EQ('1', on[0]);
+	ASSERT_EQ(0, um_write(&self->inst, "I|1|stops-recording\n"));
+	ASSERT_LT(0, cgt_instance_read(&self->inst, "tracing_on", on,
+				       sizeof(on)));
+	EXPECT_EQ('0', on[0]) TH_LOG("the traceoff trigger did not run");
+	EXPECT_EQ(4, stat_of(&self->inst, "recorded"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst,
+					"events/user_markers/instant/trigger",
+					"!traceoff if name == \"stops-recording\""));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "tracing_on", "1"));
+}
+
 TEST_F_TIMEOUT(um, pid_and_cgroup_filters_apply, 180)
 {
 	char cg[256], spec[300];
