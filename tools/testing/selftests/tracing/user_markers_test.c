@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -536,6 +537,70 @@ TEST_F_TIMEOUT(um, durations_and_cpu_time, 180)
 	EXPECT_LE(spun, dur + 1000);
 	EXPECT_LE(cpu, dur + 1000);
 	EXPECT_GT(cpu * 2, dur) TH_LOG("busy span ran %lld of %lld ns", cpu, dur);
+}
+
+static long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * cpu_ns is the thread's runtime read at B and at E. Two checks:
+ * - the thread CPU clock read around the two writes brackets it, to the
+ *   nanosecond (the trace prints microseconds, truncated): the markers
+ *   and clock_gettime() agree on the runtime;
+ * - a span that only spins, 1 ms by the monotonic clock, ran at least
+ *   half of that: a runtime that missed the time since the scheduler
+ *   last accounted the thread (a tick, 4 ms at HZ=250) would read 0 for
+ *   most such spans, and clock_gettime() would miss it too, which the
+ *   bracket cannot see.
+ */
+TEST_F_TIMEOUT(um, cpu_ns_brackets_thread_cputime, 180)
+{
+	enum { SPANS = 8, SPIN_NS = 1000000 };
+	long long c0[SPANS], c1[SPANS], c2[SPANS], c3[SPANS], spun[SPANS];
+	long long t0, cpu;
+	unsigned long x = 0;
+	char name[32];
+	cpu_set_t one;
+	int i;
+
+	/* One CPU: the runtime and the trace clock are then one clock */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_EQ(0, um_write(&self->inst, "B|1|warm-up\nE|1\n"));
+	for (i = 0; i < SPANS; i++) {
+		snprintf(name, sizeof(name), "B|1|span%d\n", i);
+		c0[i] = thread_cpu_ns();
+		ASSERT_EQ(0, um_write(&self->inst, name));
+		c1[i] = thread_cpu_ns();
+		t0 = now_ns();
+		while (now_ns() - t0 < SPIN_NS)
+			__asm__ __volatile__("" : "+r" (x));
+		spun[i] = now_ns() - t0;
+		c2[i] = thread_cpu_ns();
+		ASSERT_EQ(0, um_write(&self->inst, "E|1\n"));
+		c3[i] = thread_cpu_ns();
+	}
+	trace_of(&self->inst, self->trace);
+	for (i = 0; i < SPANS; i++) {
+		snprintf(name, sizeof(name), "span%d", i);
+		cpu = end_field_ns(self->trace, name, "cpu");
+		ASSERT_LE(0, cpu) TH_LOG("no %s end with cpu=: %s", name, self->trace);
+		EXPECT_LE((c2[i] - c1[i]) / 1000 * 1000, cpu)
+			TH_LOG("%s: cpu_ns %lld below the %lld ns between the writes",
+			       name, cpu, c2[i] - c1[i]);
+		EXPECT_GE((c3[i] - c0[i]) / 1000 * 1000, cpu)
+			TH_LOG("%s: cpu_ns %lld above the %lld ns around the writes",
+			       name, cpu, c3[i] - c0[i]);
+		EXPECT_LE(spun[i] / 2, cpu)
+			TH_LOG("%s: cpu_ns %lld for %lld ns of spinning",
+			       name, cpu, spun[i]);
+	}
 }
 
 TEST_F_TIMEOUT(um, ordered_against_kernel_events, 180)
