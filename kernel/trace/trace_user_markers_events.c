@@ -367,7 +367,7 @@ static __always_inline void um_fill(void *ent, enum um_event ev,
 /*
  * The event path, whose commit runs the event's filter and triggers. Not
  * inlined: its trace_event_buffer, zeroed as every stack variable is,
- * would cost the direct path 13 instructions a record.
+ * would cost the direct path 16 instructions a record.
  */
 static noinline enum trace_commit_result
 um_emit_event(struct trace_event_file *file, enum um_event ev,
