@@ -118,10 +118,10 @@ static struct bcase cases[] = {
 	{ "sc_on_pid_echoed",	K_SYSCALL, EV_GETPPID, .pid = PID_ECHOED },
 	/*
 	 * What a span's runtime reads cost: the thread CPU clock reads the
-	 * scheduler's runtime (on the patched kernel with
-	 * current_sched_runtime(), as the markers do; task_sched_runtime()
-	 * on vanilla), the monotonic one a clocksource; both as syscalls,
-	 * not vDSO calls.
+	 * scheduler's runtime (task_sched_runtime(), as the markers do;
+	 * the patched kernel reads the current task's without
+	 * update_curr()), the monotonic one a clocksource; both as
+	 * syscalls, not vDSO calls.
 	 */
 	{ "sc_thread_cputime",	K_SYSCALL, EV_NONE, .clk = CLOCK_THREAD_CPUTIME_ID + 1 },
 	{ "sc_monotonic",	K_SYSCALL, EV_NONE, .clk = CLOCK_MONOTONIC + 1 },

@@ -240,7 +240,7 @@ u32 trace_um_push(struct um_thread *th, struct trace_array *tr,
 	th->arena_used += r->name_len;
 	/* The runtime is read inside the wall interval */
 	sp->ts = ring_buffer_time_stamp(tr->array_buffer.buffer);
-	sp->cpu = current_sched_runtime();
+	sp->cpu = task_sched_runtime(current);
 	return th->depth++;
 }
 
@@ -270,7 +270,7 @@ void trace_um_pop(struct um_thread *th, struct trace_array *tr,
 		return;
 	}
 	sp = &th->span[--th->depth];
-	o->cpu_ns = current_sched_runtime() - sp->cpu;
+	o->cpu_ns = task_sched_runtime(current) - sp->cpu;
 	now = ring_buffer_time_stamp(tr->array_buffer.buffer);
 	o->depth = th->depth;
 	o->flags = 0;
