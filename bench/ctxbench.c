@@ -95,6 +95,7 @@ struct bcase {
 	int		ninst;		/* extra instances, each its own cgroup */
 	int		clk;		/* clock_gettime(clk - 1) instead of getppid */
 	int		open;		/* the writer has a span open (markers off) */
+	int		nobuf;		/* the instance's tracing_on is 0 */
 	int		skip;		/* not runnable here, or not selected */
 };
 
@@ -161,6 +162,13 @@ static struct bcase cases[] = {
 	{ "mk_batch16_drop",	K_MARKER, EV_MARKERS, .mk = MK_BATCH,
 				.rate_drop = 1 },
 	{ "mk_batch16_off",	K_MARKER, EV_NONE, .mk = MK_BATCH },
+	/*
+	 * The same recorded with the ring buffer off: every record takes
+	 * the whole path and its reserve fails at once (buffer_dropped).
+	 * What mk_batch16 counts above it is the records' ring-buffer
+	 * events, which a batch cannot share: the batch's floor.
+	 */
+	{ "mk_batch16_nobuf",	K_MARKER, EV_MARKERS, .mk = MK_BATCH, .nobuf = 1 },
 	/*
 	 * The same while the writer has a span open: records are followed
 	 * (a B pushed, an E popped) although no event is enabled.
@@ -576,6 +584,8 @@ static void apply(const struct bcase *c)
 	}
 	if (cur.rate_drop != c->rate_drop)
 		must_write(INST "/user_events_rate", c->rate_drop ? "1 1" : "0");
+	if (cur.nobuf != c->nobuf)
+		must_write(INST "/tracing_on", c->nobuf ? "0" : "1");
 	if ((cur.ev != c->ev || cur.soft != c->soft) && c->ev != EV_NONE)
 		set_events(c->ev, c->soft, 1);
 	if (!cur.open && c->open)
@@ -610,6 +620,7 @@ static void reset(void)
 	if (has_markers)
 		write_file(INST "/user_events_rate", "0", 1);
 	write_file(INST "/set_event_pid", "", 1);
+	write_file(INST "/tracing_on", "1", 1);
 	if (has_cgfilter) {
 		write_file(INST "/set_event_cgroup", "\n", 1);
 		write_file(INST "/set_ftrace_cgroup", "\n", 1);
