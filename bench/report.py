@@ -696,8 +696,6 @@ def main(raw):
              "(K.mk_batch16 - K.mk_batch16_nobuf) / 16", ""),
             ("floor per record: that event plus the disabled write's share",
              "(K.mk_batch16_off + K.mk_batch16 - K.mk_batch16_nobuf) / 16", "floor"),
-            ("floor / single record", "((K.mk_batch16_off + K.mk_batch16 - K.mk_batch16_nobuf) / 16) / K.mk_single",
-             "floor"),
             ("per record: batch / single", "(K.mk_batch16 / 16) / K.mk_single", "target <= 0.35"),
             ("the target per record: 0.35 x `mk_single`", "K.mk_single * 0.35", ""),
             ("recording a record, above disabled (batch, per record)",
