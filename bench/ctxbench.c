@@ -89,6 +89,7 @@ struct bcase {
 	int		filt;		/* common_pid != self on the event */
 	enum mk		mk;
 	int		rate_drop;	/* user_events_rate "1 1" */
+	int		rate_default;	/* user_events_rate as a new instance has it */
 	int		user;		/* host speed reference: user code only */
 	int		fcg;		/* set_ftrace_cgroup: switch probes only */
 	int		soft;		/* events armed but soft-disabled */
@@ -149,6 +150,13 @@ static struct bcase cases[] = {
 	{ "mk_pair_ue_soft",	K_MARKER, EV_MARKERS, .mk = MK_PAIR_UE,
 				.soft = 1 },
 	{ "mk_pair_ue_off",	K_MARKER, EV_NONE, .mk = MK_PAIR_UE },
+	/*
+	 * The same under the rate limit a new instance starts with (every
+	 * other marker case runs unlimited): what the limit's tokens cost a
+	 * write that it lets through (the batches stay inside its burst).
+	 */
+	{ "mk_pair_ue_rated",	K_MARKER, EV_MARKERS, .mk = MK_PAIR_UE,
+				.rate_default = 1 },
 	{ "mk_pair_tm",		K_MARKER, EV_NONE, .mk = MK_PAIR_TM },
 	/* the same two write(2) calls to /dev/null: the syscall floor */
 	{ "mk_pair_null",	K_MARKER, EV_NONE, .mk = MK_PAIR_NULL },
@@ -193,6 +201,8 @@ static struct bcase cases[] = {
 #define NR_CASES	ARRAY_SIZE(cases)
 
 static int has_cgfilter, has_markers, has_soft;
+/* user_events_rate of a new instance, for mk_*_rated */
+static char default_rate[64];
 static int nr_inst;		/* extra instances made (the largest ninst) */
 static pid_t self, partner;
 static int ping[2], pong[2];
@@ -582,8 +592,11 @@ static void apply(const struct bcase *c)
 		must_write(INST "/events/syscalls/sys_enter_getppid/filter",
 			   c->filt ? buf : "0");
 	}
-	if (cur.rate_drop != c->rate_drop)
-		must_write(INST "/user_events_rate", c->rate_drop ? "1 1" : "0");
+	if (cur.rate_drop != c->rate_drop ||
+	    cur.rate_default != c->rate_default)
+		must_write(INST "/user_events_rate",
+			   c->rate_drop ? "1 1" :
+			   c->rate_default ? default_rate : "0");
 	if (cur.nobuf != c->nobuf)
 		must_write(INST "/tracing_on", c->nobuf ? "0" : "1");
 	if ((cur.ev != c->ev || cur.soft != c->soft) && c->ev != EV_NONE)
@@ -1068,6 +1081,15 @@ int main(int argc, char **argv)
 		must_write(INST "/buffer_size_kb", bufkb);
 	has_cgfilter = exists(INST "/set_event_cgroup");
 	has_markers = exists(INST "/user_events");
+	if (has_markers) {
+		FILE *f = fopen(INST "/user_events_rate", "r");
+
+		if (!f || !fgets(default_rate, sizeof(default_rate), f))
+			die("read %s/user_events_rate: %s", INST, strerror(errno));
+		fclose(f);
+		default_rate[strcspn(default_rate, "\n")] = '\0';
+		printf("info default_rate %s\n", default_rate);
+	}
 	has_soft = exists(SOFT_HOST);
 	printf("info has_cgroup_filter %d\n", has_cgfilter);
 	printf("info has_user_events %d\n", has_markers);
