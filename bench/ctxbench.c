@@ -80,6 +80,12 @@ enum pid { PID_NONE, PID_SELF, PID_OTHER, PID_MANY, PID_ECHOED };
 /* What a marker case writes, and how. */
 enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_PAIR_NULL, MK_SINGLE, MK_BATCH };
 
+/*
+ * The marker rate limit: unlimited ("0"), dropping ("1 1"), or as a new
+ * instance has it (read at start, into default_rate).
+ */
+enum rate { RATE_NONE, RATE_DROP, RATE_DEFAULT };
+
 struct bcase {
 	const char	*name;
 	enum kind	kind;
@@ -88,8 +94,7 @@ struct bcase {
 	enum pid	pid;
 	int		filt;		/* common_pid != self on the event */
 	enum mk		mk;
-	int		rate_drop;	/* user_events_rate "1 1" */
-	int		rate_default;	/* user_events_rate as a new instance has it */
+	enum rate	rate;		/* the instance's user_events_rate */
 	int		user;		/* host speed reference: user code only */
 	int		fcg;		/* set_ftrace_cgroup: switch probes only */
 	int		soft;		/* events armed but soft-disabled */
@@ -156,7 +161,7 @@ static struct bcase cases[] = {
 	 * write that it lets through (the batches stay inside its burst).
 	 */
 	{ "mk_pair_ue_rated",	K_MARKER, EV_MARKERS, .mk = MK_PAIR_UE,
-				.rate_default = 1 },
+				.rate = RATE_DEFAULT },
 	{ "mk_pair_tm",		K_MARKER, EV_NONE, .mk = MK_PAIR_TM },
 	/* the same two write(2) calls to /dev/null: the syscall floor */
 	{ "mk_pair_null",	K_MARKER, EV_NONE, .mk = MK_PAIR_NULL },
@@ -168,7 +173,7 @@ static struct bcase cases[] = {
 	{ "mk_batch16_soft",	K_MARKER, EV_MARKERS, .mk = MK_BATCH,
 				.soft = 1 },
 	{ "mk_batch16_drop",	K_MARKER, EV_MARKERS, .mk = MK_BATCH,
-				.rate_drop = 1 },
+				.rate = RATE_DROP },
 	{ "mk_batch16_off",	K_MARKER, EV_NONE, .mk = MK_BATCH },
 	/*
 	 * The same recorded with the ring buffer off: every record takes
@@ -201,7 +206,7 @@ static struct bcase cases[] = {
 #define NR_CASES	ARRAY_SIZE(cases)
 
 static int has_cgfilter, has_markers, has_soft;
-/* user_events_rate of a new instance, for mk_*_rated */
+/* user_events_rate of a new instance, for RATE_DEFAULT */
 static char default_rate[64];
 static int nr_inst;		/* extra instances made (the largest ninst) */
 static pid_t self, partner;
@@ -550,6 +555,26 @@ static void open_span(int open)
 	must_write(ev, "0");
 }
 
+/*
+ * fill_bucket - wait until the writer's rate-limit bucket is full again:
+ * a case that drops (RATE_DROP) leaves it empty, and a new limit does not
+ * refill it, so that RATE_DEFAULT would count drops. BURST / RATE seconds
+ * refill it, plus a few jiffies (under -icount a sleep costs no host time).
+ */
+static void fill_bucket(void)
+{
+	unsigned long rate, burst;
+	struct timespec ts;
+	double s;
+
+	if (sscanf(default_rate, "%lu %lu", &rate, &burst) != 2 || !rate)
+		die("user_events_rate \"%s\": not \"RATE BURST\"", default_rate);
+	s = (double)burst / rate + 0.05;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
+
 /* apply - bring the instance from the state cur to case @c's */
 static void apply(const struct bcase *c)
 {
@@ -592,11 +617,13 @@ static void apply(const struct bcase *c)
 		must_write(INST "/events/syscalls/sys_enter_getppid/filter",
 			   c->filt ? buf : "0");
 	}
-	if (cur.rate_drop != c->rate_drop ||
-	    cur.rate_default != c->rate_default)
+	if (cur.rate != c->rate) {
 		must_write(INST "/user_events_rate",
-			   c->rate_drop ? "1 1" :
-			   c->rate_default ? default_rate : "0");
+			   c->rate == RATE_DROP ? "1 1" :
+			   c->rate == RATE_DEFAULT ? default_rate : "0");
+		if (c->rate == RATE_DEFAULT)
+			fill_bucket();
+	}
 	if (cur.nobuf != c->nobuf)
 		must_write(INST "/tracing_on", c->nobuf ? "0" : "1");
 	if ((cur.ev != c->ev || cur.soft != c->soft) && c->ev != EV_NONE)
@@ -1084,8 +1111,10 @@ int main(int argc, char **argv)
 	if (has_markers) {
 		FILE *f = fopen(INST "/user_events_rate", "r");
 
-		if (!f || !fgets(default_rate, sizeof(default_rate), f))
-			die("read %s/user_events_rate: %s", INST, strerror(errno));
+		if (!f)
+			die("open %s/user_events_rate: %s", INST, strerror(errno));
+		if (!fgets(default_rate, sizeof(default_rate), f))
+			die("%s/user_events_rate reads empty", INST);
 		fclose(f);
 		default_rate[strcspn(default_rate, "\n")] = '\0';
 		printf("info default_rate %s\n", default_rate);
