@@ -129,8 +129,11 @@ static __always_inline void um_record(struct trace_user_markers *um,
 	}
 
 	if (limit) {
+		/* A thread with spans keeps its group (no hash walk) */
+		if (!c->g && c->th)
+			c->g = c->th->group;
 		if (!c->g)
-			c->g = trace_um_group_get(um, limit);
+			c->g = trace_um_group_get(um, c->th, limit);
 		/* This record and the rest of the batch, in one take */
 		if (c->g && !c->tokens) {
 			c->tokens = trace_um_take(um, c->g, limit, c->left + 1,

@@ -14,6 +14,8 @@
 #ifndef _TRACE_USER_MARKERS_H
 #define _TRACE_USER_MARKERS_H
 
+#include <linux/atomic.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -131,20 +133,22 @@ struct um_thread {
 	u32			depth;		/* tracked spans in span[] */
 	u32			deep;		/* untracked spans above them */
 	u32			arena_used;
+	struct um_group		*group;		/* its rate limit, once found */
 	struct um_span		span[UM_DEPTH_MAX];
 	char			arena[UM_ARENA];
 };
 
 /*
  * Rate limit state of one thread group in one instance. The lock is raw:
- * the exit probe takes it with preemption disabled.
+ * the exit probe takes it with preemption disabled. Tokens are taken by
+ * compare-and-exchange, also under the lock, which orders the refills.
  */
 struct um_group {
 	struct hlist_node	node;
 	struct rcu_head		rcu;
 	struct signal_struct	*sig;
-	raw_spinlock_t		lock;		/* tokens, last, pending */
-	u64			tokens;		/* NSEC_PER_SEC per record */
+	raw_spinlock_t		lock;		/* refills, last, pending */
+	atomic64_t		tokens;		/* NSEC_PER_SEC per record */
 	unsigned long		last;		/* jiffies of the last refill */
 	u64			pending;	/* dropped, not yet reported */
 };
@@ -194,9 +198,9 @@ struct um_thread *trace_um_thread_find(struct trace_user_markers *um,
 				       struct task_struct *task);
 struct um_thread *trace_um_thread_get(struct trace_user_markers *um);
 struct um_group *trace_um_group_get(struct trace_user_markers *um,
-				    u64 limit);
-u32 trace_um_take(struct trace_user_markers *um, struct um_group *g,
-		  u64 limit, u32 want, u64 *lost);
+				    struct um_thread *th, u64 limit);
+u32 trace_um_take_locked(struct trace_user_markers *um, struct um_group *g,
+			 u64 limit, u32 want, u64 *lost);
 void trace_um_untake(struct um_group *g, u64 limit, u32 unused);
 void trace_um_report_lost(struct trace_user_markers *um,
 			  struct um_group *g, u64 lost);
@@ -207,5 +211,39 @@ void trace_um_pop(struct um_thread *th, struct trace_array *tr,
 void trace_um_state_free(struct trace_user_markers *um);
 void trace_um_state_exit(struct trace_user_markers *um,
 			 struct task_struct *task, bool group_dead);
+
+/**
+ * trace_um_take - take rate tokens for a batch of records
+ * @um: the instance's markers
+ * @g: the writer's group
+ * @limit: rate << 32 | burst
+ * @want: records in the batch still to deliver
+ * @lost: set to the group's drops not yet reported, when tokens are given
+ *
+ * Token bucket: RATE records per second, BURST at most, one token being
+ * NSEC_PER_SEC, refilled by the jiffies elapsed. A batch takes its tokens
+ * at once. Within the jiffy of the last refill, with no drop pending and
+ * all @want tokens there, that is one compare-and-exchange, inline. The
+ * rest (refills, partial grants, drops, handing drops over) takes the
+ * group's lock, in trace_um_take_locked(). Both change the tokens only by
+ * compare-and-exchange, so neither loses the other's update.
+ *
+ * Return: the tokens given, at most @want.
+ */
+static __always_inline u32 trace_um_take(struct trace_user_markers *um,
+					 struct um_group *g, u64 limit,
+					 u32 want, u64 *lost)
+{
+	s64 old = atomic64_read(&g->tokens), need = (s64)want * NSEC_PER_SEC;
+	s64 cap = (s64)(limit & U32_MAX) * NSEC_PER_SEC;
+	bool fast = !time_after(jiffies, READ_ONCE(g->last)) &&
+		    !READ_ONCE(g->pending);
+
+	/* Above the burst when it was lowered: the refill caps it. */
+	if (likely(fast && old >= need && old <= cap) &&
+	    atomic64_try_cmpxchg(&g->tokens, &old, old - need))
+		return want;
+	return trace_um_take_locked(um, g, limit, want, lost);
+}
 
 #endif /* _TRACE_USER_MARKERS_H */

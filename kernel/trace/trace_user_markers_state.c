@@ -4,8 +4,10 @@
  * group's rate limit, per instance, and what happens to them at exit.
  *
  * Lookups are RCU hash walks; inserts and removals take the instance's
- * raw lock, as does the rate limit of a group: the exit probe takes both
- * with preemption disabled, so neither may sleep, on PREEMPT_RT either.
+ * raw lock. A group's rate limit takes its own raw lock to refill and to
+ * move its drops; taking tokens between refills takes none. The exit
+ * probe takes both locks with preemption disabled, so neither may sleep,
+ * on PREEMPT_RT either.
  */
 #include <linux/hash.h>
 #include <linux/jiffies.h>
@@ -90,26 +92,32 @@ static struct um_group *um_group_find(struct trace_user_markers *um,
 /**
  * trace_um_group_get - current's thread group rate limit in an instance
  * @um: the instance's markers
+ * @th: current's span state in @um, or NULL if it has none
  * @limit: the instance's rate << 32 | burst
  *
- * A new group starts with a full bucket.
+ * A new group starts with a full bucket. The group is kept in @th, so
+ * that a thread with spans finds it there without a hash walk: a group
+ * outlives the span states of its threads (it is freed at the exit of the
+ * last of them, after its own state, or with the instance, as they are).
  *
  * Return: the state, or NULL without memory.
  */
-struct um_group *trace_um_group_get(struct trace_user_markers *um, u64 limit)
+struct um_group *trace_um_group_get(struct trace_user_markers *um,
+				    struct um_thread *th, u64 limit)
 {
 	struct signal_struct *sig = current->signal;
-	struct um_group *g = um_group_find(um, sig), *other;
+	struct um_group *g, *other;
 	unsigned long flags;
 
+	g = um_group_find(um, sig);
 	if (g)
-		return g;
+		goto found;
 	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 	if (!g)
 		return NULL;
 	g->sig = sig;
 	raw_spin_lock_init(&g->lock);
-	g->tokens = (limit & U32_MAX) * NSEC_PER_SEC;
+	atomic64_set(&g->tokens, (limit & U32_MAX) * NSEC_PER_SEC);
 	g->last = jiffies;
 
 	/* Two threads of the group may race to create it: one wins. */
@@ -124,30 +132,51 @@ struct um_group *trace_um_group_get(struct trace_user_markers *um, u64 limit)
 	raw_spin_unlock_irqrestore(&um->lock, flags);
 	if (other) {
 		kfree(g);
-		return other;
+		g = other;
 	}
+found:
+	if (th)
+		th->group = g;
 	return g;
 }
 
+/*
+ * um_take_tokens - add @add to the bucket, capped at @cap, then take up to
+ * @want whole tokens. A compare-and-exchange, so that takers outside the
+ * lock and the one refilling under it lose no update of each other's.
+ */
+static u32 um_take_tokens(struct um_group *g, u64 cap, u64 add, u32 want)
+{
+	s64 old = atomic64_read(&g->tokens), new;
+	u32 granted;
+
+	do {
+		new = min_t(u64, cap, old + add);
+		granted = min_t(u64, want, div_u64(new, NSEC_PER_SEC));
+		new -= (u64)granted * NSEC_PER_SEC;
+	} while (!atomic64_try_cmpxchg(&g->tokens, &old, new));
+	return granted;
+}
+
 /**
- * trace_um_take - take rate tokens for a batch of records
+ * trace_um_take_locked - trace_um_take() when its fast path cannot
  * @um: the instance's markers
  * @g: the writer's group
  * @limit: rate << 32 | burst
  * @want: records in the batch still to deliver
  * @lost: set to the group's drops not yet reported, when tokens are given
  *
- * Token bucket: RATE records per second, BURST at most, one token being
- * NSEC_PER_SEC, refilled by the jiffies elapsed. A batch takes its tokens
- * at once, so that it costs one lock. With none left, the record that
- * asked is dropped: it is counted as rate_limited and as pending, under
- * the lock that a later report takes, so that user_events_stats never
- * sees a report before its drop.
+ * Refills the bucket by the jiffies elapsed (the jiffy of the last refill
+ * is written only under the lock), caps it at the burst, hands the drops
+ * pending over with the tokens, or drops the record that asked when none
+ * is left. A drop is counted as rate_limited and as pending under the lock
+ * that a later report takes, so that user_events_stats never sees a report
+ * before its drop.
  *
  * Return: the tokens given, at most @want.
  */
-u32 trace_um_take(struct trace_user_markers *um, struct um_group *g,
-		  u64 limit, u32 want, u64 *lost)
+u32 trace_um_take_locked(struct trace_user_markers *um, struct um_group *g,
+			 u64 limit, u32 want, u64 *lost)
 {
 	u64 rate = limit >> 32, cap = (limit & U32_MAX) * NSEC_PER_SEC;
 	unsigned long now = jiffies, flags;
@@ -157,19 +186,15 @@ u32 trace_um_take(struct trace_user_markers *um, struct um_group *g,
 	raw_spin_lock_irqsave(&g->lock, flags);
 	elapsed = time_after(now, g->last) ? jiffies_to_nsecs(now - g->last) : 0;
 	if (elapsed)
-		g->last = now;
+		WRITE_ONCE(g->last, now);
 	/* rate <= 10^7: the product cannot overflow below 900 s */
-	if (elapsed > 900 * NSEC_PER_SEC)
-		g->tokens = cap;
-	else
-		g->tokens = min(cap, g->tokens + elapsed * rate);
-	granted = min_t(u64, want, div_u64(g->tokens, NSEC_PER_SEC));
+	granted = um_take_tokens(g, cap, elapsed > 900 * NSEC_PER_SEC ?
+				 cap : elapsed * rate, want);
 	if (granted) {
-		g->tokens -= (u64)granted * NSEC_PER_SEC;
 		*lost = g->pending;
-		g->pending = 0;
+		WRITE_ONCE(g->pending, 0);
 	} else {
-		g->pending++;
+		WRITE_ONCE(g->pending, g->pending + 1);
 		this_cpu_inc(um->stats->rate_limited);
 	}
 	raw_spin_unlock_irqrestore(&g->lock, flags);
@@ -184,12 +209,8 @@ u32 trace_um_take(struct trace_user_markers *um, struct um_group *g,
  */
 void trace_um_untake(struct um_group *g, u64 limit, u32 unused)
 {
-	u64 cap = (limit & U32_MAX) * NSEC_PER_SEC;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&g->lock, flags);
-	g->tokens = min(cap, g->tokens + (u64)unused * NSEC_PER_SEC);
-	raw_spin_unlock_irqrestore(&g->lock, flags);
+	um_take_tokens(g, (limit & U32_MAX) * NSEC_PER_SEC,
+		       (u64)unused * NSEC_PER_SEC, 0);
 }
 
 /**
@@ -208,7 +229,7 @@ void trace_um_report_lost(struct trace_user_markers *um, struct um_group *g,
 	if (trace_um_emit_lost(um, lost))
 		return;
 	raw_spin_lock_irqsave(&g->lock, flags);
-	g->pending += lost;
+	WRITE_ONCE(g->pending, g->pending + lost);
 	raw_spin_unlock_irqrestore(&g->lock, flags);
 }
 
@@ -350,7 +371,7 @@ static void um_group_exit(struct trace_user_markers *um,
 
 	raw_spin_lock_irqsave(&g->lock, flags);
 	lost = g->pending;
-	g->pending = 0;
+	WRITE_ONCE(g->pending, 0);
 	raw_spin_unlock_irqrestore(&g->lock, flags);
 	/*
 	 * Report what is pending. If that fails, the drops stay counted in

@@ -14,6 +14,7 @@
  *  - reading a cgroup list does not hold the lock that every event file
  *    operation needs;
  *  - lost_pending is never more than rate_limited, also while written;
+ *  - threads of a group on every CPU share its tokens, none given twice;
  *  - no record is silently lost: records of disabled events are counted,
  *    and prctl refuses arguments it does not use.
  *
@@ -790,6 +791,95 @@ TEST_F_TIMEOUT(race, lost_pending_never_exceeds_rate_limited, 300)
 	EXPECT_LT(0, cgt_instance_stat(in, "rate_limited"));
 	EXPECT_EQ(cgt_instance_stat(in, "rate_limited"),
 		  cgt_instance_stat(in, "lost_reported") + cgt_instance_stat(in, "lost_pending"));
+}
+
+/* One thread of token_flood(): its CPU and its share of the writes. */
+struct token_writer {
+	struct cgt_instance *inst;
+	pthread_t thread;
+	int cpu, writes, failed;
+	long long records;	/* enabled records written */
+};
+
+/*
+ * Writes that take the group's tokens in every way: one record; a span
+ * (the thread then has span state, which keeps its group); three records
+ * taking three tokens of which the disabled counter gives one back.
+ */
+static void *token_flood(void *p)
+{
+	static const char *const writes[] = {
+		"I|0|t", "B|0|s\nE|0", "I|0|t\nC|0|off|1\nI|0|t",
+	};
+	struct token_writer *w = p;
+	int i;
+
+	pin_to(w->cpu);
+	for (i = 0; i < w->writes; i++) {
+		if (ue_write(w->inst, writes[i % 3])) {
+			w->failed++;
+			continue;
+		}
+		w->records += 2 - (i % 3 == 0);
+	}
+	return NULL;
+}
+
+/*
+ * Threads of one group on every CPU take tokens from its bucket at once:
+ * the lock-free take within a jiffy, the locked refill, and the give-back
+ * of tokens a batch did not use all change it. No update may be lost. With
+ * a bucket of BURST and 1 token a second, the records accepted are at
+ * least BURST (a lost give-back or refill takes tokens away) and at most
+ * BURST plus the seconds elapsed and one (a lost take gives tokens twice).
+ * The burst is large, so that most takes are lock-free ones. A lost update
+ * needs two CPUs (or a preemption) inside a few instructions, which user
+ * space cannot force: the test takes ten thousand tokens on every CPU at
+ * once, and sees more than the seconds' slack of lost takes.
+ */
+TEST_F_TIMEOUT(race, tokens_are_taken_once_across_cpus, 300)
+{
+	struct cgt_instance *in = &self->inst;
+	int cpus = nr_cpus(), nw = cpus * 2 > 8 ? 8 : cpus * 2, i;
+	const long long burst = 10000;
+	struct token_writer w[8] = {};
+	long long records = 0, accepted, limited, t0, secs;
+	char rate[32];
+
+	ASSERT_EQ(0, cgt_instance_write(in, "buffer_size_kb", "1024"));
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/instant/enable", "1"));
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/begin/enable", "1"));
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/end/enable", "1"));
+	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/lost/enable", "1"));
+	snprintf(rate, sizeof(rate), "1 %lld", burst);
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate", rate));
+
+	t0 = now_ns();
+	for (i = 0; i < nw; i++) {
+		w[i].inst = in;
+		w[i].cpu = i % cpus;
+		/* Together 2.5 times the burst, in records */
+		w[i].writes = (int)(burst * 5 / 2 * 3 / 5 / nw);
+		ASSERT_EQ(0, pthread_create(&w[i].thread, NULL, token_flood, &w[i]));
+	}
+	for (i = 0; i < nw; i++) {
+		pthread_join(w[i].thread, NULL);
+		EXPECT_EQ(0, w[i].failed);
+		records += w[i].records;
+	}
+	secs = (now_ns() - t0) / 1000000000LL + 1;
+
+	accepted = cgt_instance_stat(in, "accepted");
+	limited = cgt_instance_stat(in, "rate_limited");
+	TH_LOG("%d writers on %d CPUs, %lld records in %lld s: accepted %lld rate_limited %lld",
+	       nw, cpus, records, secs, accepted, limited);
+	EXPECT_EQ(records, accepted + limited);
+	EXPECT_LT(0, limited);
+	EXPECT_LE(burst, accepted);
+	EXPECT_GE(burst + secs + 1, accepted);
+	EXPECT_EQ(limited, cgt_instance_stat(in, "lost_reported") +
+			   cgt_instance_stat(in, "lost_pending"));
+	EXPECT_EQ(0, cgt_instance_stat(in, "buffer_dropped"));
 }
 
 /* Records written while their event is disabled are counted, not lost. */

@@ -741,6 +741,43 @@ TEST_F_TIMEOUT(um, rate_limit_and_lost_events, 180)
 	EXPECT_STREQ("0 0\n", buf);
 }
 
+/* Ten instants in one write: how many the rate limit let through. */
+static long long flood_accepted(struct __test_metadata *_metadata,
+				struct cgt_instance *inst)
+{
+	long long before = stat_of(inst, "accepted");
+	char buf[128] = "";
+	int i;
+
+	for (i = 0; i < 10; i++)
+		strcat(buf, "I|1|change\n");
+	EXPECT_EQ(0, um_write(inst, buf));
+	return stat_of(inst, "accepted") - before;
+}
+
+/*
+ * A new limit applies to the group's next write: a lowered burst caps its
+ * bucket there, a raised one does not refill it (user-markers.rst). At 1
+ * record a second, a refill adds at most one token in the test's time.
+ */
+TEST_F_TIMEOUT(um, rate_change_applies_to_the_next_write, 180)
+{
+	long long lowered, raised;
+
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "1 1000"));
+	EXPECT_EQ(10, flood_accepted(_metadata, &self->inst));
+	/* 990 tokens left, 3 at most from now on */
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "1 3"));
+	lowered = flood_accepted(_metadata, &self->inst);
+	EXPECT_LE(3, lowered);
+	EXPECT_GE(4, lowered);
+	/* Empty now: the larger burst is not given at once */
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "1 1000"));
+	raised = flood_accepted(_metadata, &self->inst);
+	EXPECT_GE(1, raised);
+	EXPECT_EQ(30 - 10 - lowered - raised, stat_of(&self->inst, "rate_limited"));
+}
+
 #define WRITERS		8
 #define WRITES		150
 #define PER_WRITE	5
