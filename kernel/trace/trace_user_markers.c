@@ -108,7 +108,6 @@ static __always_inline void um_record(struct trace_user_markers *um,
 		.name = r->name,
 		.name_len = r->name_len,
 	};
-	u64 lost = 0;
 
 	if (r->event == UM_BEGIN || r->event == UM_END)
 		um_span(um, c, r, &o);
@@ -136,15 +135,12 @@ static __always_inline void um_record(struct trace_user_markers *um,
 			c->g = trace_um_group_get(um, c->th, limit);
 		/* This record and the rest of the batch, in one take */
 		if (c->g && !c->tokens) {
-			c->tokens = trace_um_take(um, c->g, limit, c->left + 1,
-						  &lost);
+			c->tokens = trace_um_take(um, c->g, limit, c->left + 1);
 			if (!c->tokens)
 				return;		/* counted as rate_limited */
 		}
 		if (c->g)
 			c->tokens--;
-		if (lost)
-			trace_um_report_lost(um, c->g, lost);
 	}
 	/*
 	 * An end carries its duration (um_span()); the others their value,

@@ -200,10 +200,8 @@ struct um_thread *trace_um_thread_get(struct trace_user_markers *um);
 struct um_group *trace_um_group_get(struct trace_user_markers *um,
 				    struct um_thread *th, u64 limit);
 u32 trace_um_take_locked(struct trace_user_markers *um, struct um_group *g,
-			 u64 limit, u32 want, u64 *lost);
+			 u64 limit, u32 want);
 void trace_um_untake(struct um_group *g, u64 limit, u32 unused);
-void trace_um_report_lost(struct trace_user_markers *um,
-			  struct um_group *g, u64 lost);
 u32 trace_um_push(struct um_thread *th, struct trace_array *tr,
 		  const struct um_rec *r);
 void trace_um_pop(struct um_thread *th, struct trace_array *tr,
@@ -218,13 +216,12 @@ void trace_um_state_exit(struct trace_user_markers *um,
  * @g: the writer's group
  * @limit: rate << 32 | burst
  * @want: records in the batch still to deliver
- * @lost: set to the group's drops not yet reported, when tokens are given
  *
  * Token bucket: RATE records per second, BURST at most, one token being
  * NSEC_PER_SEC, refilled by the jiffies elapsed. A batch takes its tokens
  * at once. Within the jiffy of the last refill, with no drop pending and
  * all @want tokens there, that is one compare-and-exchange, inline. The
- * rest (refills, partial grants, drops, handing drops over) takes the
+ * rest (refills, partial grants, drops, reporting drops) takes the
  * group's lock, in trace_um_take_locked(). Both change the tokens only by
  * compare-and-exchange, so neither loses the other's update.
  *
@@ -232,18 +229,18 @@ void trace_um_state_exit(struct trace_user_markers *um,
  */
 static __always_inline u32 trace_um_take(struct trace_user_markers *um,
 					 struct um_group *g, u64 limit,
-					 u32 want, u64 *lost)
+					 u32 want)
 {
 	s64 old = atomic64_read(&g->tokens), need = (s64)want * NSEC_PER_SEC;
 	s64 cap = (s64)(limit & U32_MAX) * NSEC_PER_SEC;
 	bool fast = !time_after(jiffies, READ_ONCE(g->last)) &&
 		    !READ_ONCE(g->pending);
 
-	/* Above the burst when it was lowered: the refill caps it. */
+	/* Over a lowered burst: the locked path caps it first */
 	if (likely(fast && old >= need && old <= cap) &&
 	    atomic64_try_cmpxchg(&g->tokens, &old, old - need))
 		return want;
-	return trace_um_take_locked(um, g, limit, want, lost);
+	return trace_um_take_locked(um, g, limit, want);
 }
 
 #endif /* _TRACE_USER_MARKERS_H */

@@ -158,29 +158,44 @@ static u32 um_take_tokens(struct um_group *g, u64 cap, u64 add, u32 want)
 	return granted;
 }
 
+/*
+ * um_report_lost - report a group's drops with a lost event; drops that
+ * no lost event took stay pending for the next report.
+ */
+static void um_report_lost(struct trace_user_markers *um, struct um_group *g,
+			   u64 lost)
+{
+	unsigned long flags;
+
+	if (trace_um_emit_lost(um, lost))
+		return;
+	raw_spin_lock_irqsave(&g->lock, flags);
+	WRITE_ONCE(g->pending, g->pending + lost);
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+}
+
 /**
  * trace_um_take_locked - trace_um_take() when its fast path cannot
  * @um: the instance's markers
  * @g: the writer's group
  * @limit: rate << 32 | burst
  * @want: records in the batch still to deliver
- * @lost: set to the group's drops not yet reported, when tokens are given
  *
  * Refills the bucket by the jiffies elapsed (the jiffy of the last refill
- * is written only under the lock), caps it at the burst, hands the drops
- * pending over with the tokens, or drops the record that asked when none
- * is left. A drop is counted as rate_limited and as pending under the lock
- * that a later report takes, so that user_events_stats never sees a report
- * before its drop.
+ * is written only under the lock) and caps it at the burst. With tokens
+ * given, the group's drops not yet reported are reported by a lost event,
+ * before the record that asked. With none, that record is dropped: it is
+ * counted as rate_limited and as pending under the lock that the report
+ * takes, so that user_events_stats never sees a report before its drop.
  *
  * Return: the tokens given, at most @want.
  */
 u32 trace_um_take_locked(struct trace_user_markers *um, struct um_group *g,
-			 u64 limit, u32 want, u64 *lost)
+			 u64 limit, u32 want)
 {
 	u64 rate = limit >> 32, cap = (limit & U32_MAX) * NSEC_PER_SEC;
 	unsigned long now = jiffies, flags;
-	u64 elapsed;
+	u64 elapsed, lost = 0;
 	u32 granted;
 
 	raw_spin_lock_irqsave(&g->lock, flags);
@@ -191,13 +206,15 @@ u32 trace_um_take_locked(struct trace_user_markers *um, struct um_group *g,
 	granted = um_take_tokens(g, cap, elapsed > 900 * NSEC_PER_SEC ?
 				 cap : elapsed * rate, want);
 	if (granted) {
-		*lost = g->pending;
+		lost = g->pending;
 		WRITE_ONCE(g->pending, 0);
 	} else {
 		WRITE_ONCE(g->pending, g->pending + 1);
 		this_cpu_inc(um->stats->rate_limited);
 	}
 	raw_spin_unlock_irqrestore(&g->lock, flags);
+	if (lost)
+		um_report_lost(um, g, lost);
 	return granted;
 }
 
@@ -211,26 +228,6 @@ void trace_um_untake(struct um_group *g, u64 limit, u32 unused)
 {
 	um_take_tokens(g, (limit & U32_MAX) * NSEC_PER_SEC,
 		       (u64)unused * NSEC_PER_SEC, 0);
-}
-
-/**
- * trace_um_report_lost - report a group's drops with a lost event
- * @um: the instance's markers
- * @g: the group
- * @lost: the drops trace_um_take() handed over
- *
- * Drops that no lost event took stay pending for the next report.
- */
-void trace_um_report_lost(struct trace_user_markers *um, struct um_group *g,
-			  u64 lost)
-{
-	unsigned long flags;
-
-	if (trace_um_emit_lost(um, lost))
-		return;
-	raw_spin_lock_irqsave(&g->lock, flags);
-	WRITE_ONCE(g->pending, g->pending + lost);
-	raw_spin_unlock_irqrestore(&g->lock, flags);
 }
 
 /**
