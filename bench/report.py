@@ -677,7 +677,7 @@ def main(raw):
             ("recording B + E, above user_markers disabled", "K.mk_pair_ue - K.mk_pair_ue_off", ""),
             ("B + E under a new instance's rate limit (the others run unlimited): `mk_pair_ue_rated`",
              "K.mk_pair_ue_rated", ""),
-            ("the rate limit's cost (its lookup, lock and tokens), per pair", "K.mk_pair_ue_rated - K.mk_pair_ue", ""),
+            ("the rate limit's cost (the group and the token take), per pair", "K.mk_pair_ue_rated - K.mk_pair_ue", ""),
             ("the target: 1.3 x two trace_marker writes", "K.mk_pair_tm * 1.3", "")]))
 
     o += section(
