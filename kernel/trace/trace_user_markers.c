@@ -54,19 +54,18 @@ static __always_inline bool um_on(struct trace_event_file *file)
 	return READ_ONCE(file->flags) & EVENT_FILE_FL_ENABLED;
 }
 
+/* The events a record can become */
+#define UM_RECORD_EVENTS	GENMASK(UM_INSTANT, UM_BEGIN)
+
 /*
- * Is any event a record can become enabled in the instance? Inline: every
- * write asks, and a call cost as much again under -Os.
+ * Is any event a record can become enabled in the instance? Every write
+ * asks: one load of the events registered, which holds those enabled
+ * (an event registers before its file is enabled, unregisters after it
+ * is disabled). Each record then tests its own file.
  */
 static __always_inline bool um_any_on(struct trace_user_markers *um)
 {
-	int ev;
-
-	for (ev = UM_BEGIN; ev <= UM_INSTANT; ev++) {
-		if (um_on(um->file[ev]))
-			return true;
-	}
-	return false;
+	return READ_ONCE(um->registered) & UM_RECORD_EVENTS;
 }
 
 /*
@@ -637,6 +636,28 @@ core_initcall(um_init);
 /* Instances                                                           */
 
 /**
+ * trace_um_file_registered - an event of user_markers (un)registers
+ * @file: its file in an instance (or the top level)
+ * @on: registered, else unregistered
+ *
+ * Called by the events' reg(), before the file is enabled and after it is
+ * disabled, under event_mutex. Before the instance's markers exist (events
+ * enabled on the command line), trace_user_markers_create() reads the
+ * files' flags instead.
+ */
+void trace_um_file_registered(struct trace_event_file *file, bool on)
+{
+	struct trace_user_markers *um = file->tr->user_markers;
+	unsigned long bit = BIT((unsigned long)file->event_call->data);
+
+	lockdep_assert_held(&event_mutex);
+	if (!um)
+		return;
+	WRITE_ONCE(um->registered, on ? um->registered | bit :
+					um->registered & ~bit);
+}
+
+/**
  * trace_user_markers_create - the user_events files of an instance
  * @tr: a new instance (or the top level), its events already created
  * @parent: its tracefs directory
@@ -646,6 +667,7 @@ core_initcall(um_init);
 int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 {
 	struct trace_user_markers *um;
+	bool global;
 	int i;
 
 	um = kzalloc(sizeof(*um), GFP_KERNEL);
@@ -668,7 +690,22 @@ int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 			return -ENOMEM;
 		}
 	}
+	/*
+	 * The registered events are kept under event_mutex. An instance is
+	 * made with it held; the top level is not, and its events may be on
+	 * already (trace_event= on the command line).
+	 */
+	global = tr->flags & TRACE_ARRAY_FL_GLOBAL;
+	if (global)
+		mutex_lock(&event_mutex);
+	lockdep_assert_held(&event_mutex);
+	for (i = 0; i < UM_NR_EVENTS; i++) {
+		if (um->file[i]->flags & EVENT_FILE_FL_ENABLED)
+			um->registered |= BIT(i);
+	}
 	tr->user_markers = um;
+	if (global)
+		mutex_unlock(&event_mutex);
 
 	trace_create_file("user_events", 0220, parent, tr, &um_events_fops);
 	trace_create_file("user_events_rate", TRACE_MODE_WRITE, parent, tr,

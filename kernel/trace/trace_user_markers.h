@@ -171,6 +171,11 @@ struct trace_user_markers {
 	struct list_head		list;	/* on um_instances */
 	struct trace_event_file		*file[UM_NR_EVENTS];
 	u64				limit;	/* rate << 32 | burst, 0: none */
+	/*
+	 * BIT(event) from its file's TRACE_REG_REGISTER to its UNREGISTER,
+	 * under event_mutex: a superset of the files enabled, one load.
+	 */
+	unsigned long			registered;
 	bool				prctl;
 	raw_spinlock_t			lock;	/* table inserts and removals */
 	struct hlist_head		threads[1 << UM_HASH_BITS];
@@ -184,6 +189,9 @@ struct trace_user_markers {
 int trace_um_parse(char *buf, size_t len, struct um_rec *recs);
 int trace_um_check(char *buf, size_t len);
 int trace_um_check_name(const char *s, size_t len);
+
+/* trace_user_markers.c */
+void trace_um_file_registered(struct trace_event_file *file, bool on);
 
 /* trace_user_markers_events.c */
 extern const char *const trace_um_event_names[UM_NR_EVENTS];

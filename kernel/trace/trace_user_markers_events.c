@@ -221,13 +221,17 @@ static struct trace_event_functions um_funcs = {
 	.trace = um_output,
 };
 
-/* Nothing to hook: records come from writes, not from a tracepoint. */
+/*
+ * No tracepoint to hook: records come from writes. The instance learns
+ * which of its events a write may reach.
+ */
 static int um_reg(struct trace_event_call *call, enum trace_reg type,
 		  void *data)
 {
 	switch (type) {
 	case TRACE_REG_REGISTER:
 	case TRACE_REG_UNREGISTER:
+		trace_um_file_registered(data, type == TRACE_REG_REGISTER);
 		return 0;
 	default:
 		return -EOPNOTSUPP;
