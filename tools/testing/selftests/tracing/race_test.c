@@ -337,11 +337,18 @@ TEST_F_TIMEOUT(race, moved_while_switching_in, 600)
 	/* A marker lost to an overwrite would count as misjudged: none is */
 	ASSERT_EQ(0, cgt_instance_write(&all, "options/overwrite", "0"));
 	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/overwrite", "0"));
+	/*
+	 * Filters before events: top-level writes of other tasks (stress)
+	 * reach both instances. "all" takes both of the task's cgroups, so
+	 * that it sees the task's every marker and no one else's.
+	 */
+	snprintf(list, sizeof(list), "/%s /%s", self->name_a, self->name_b);
+	ASSERT_EQ(0, cgt_instance_write(&all, "set_event_cgroup", list));
+	snprintf(list, sizeof(list), "/%s", self->name_a);
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", list));
 	ASSERT_EQ(0, cgt_instance_write(&all, "events/user_markers/instant/enable", "1"));
 	ASSERT_EQ(0, cgt_instance_write(&self->inst,
 					"events/user_markers/instant/enable", "1"));
-	snprintf(list, sizeof(list), "/%s", self->name_a);
-	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", list));
 
 	partner = fork();
 	if (!partner) {
@@ -844,8 +851,12 @@ TEST_F_TIMEOUT(race, tokens_are_taken_once_across_cpus, 300)
 	const long long burst = 10000;
 	struct token_writer w[8] = {};
 	long long records = 0, accepted, limited, t0, secs;
-	char rate[32];
+	char rate[32], list[80];
 
+	/* Only this group's records: top-level writes of others (stress) */
+	snprintf(list, sizeof(list), "/%s", self->name_a);
+	ASSERT_EQ(0, cgt_instance_write(in, "set_event_cgroup", list));
+	ASSERT_EQ(0, cgt_cgroup_enter(self->cg_a, 0));
 	ASSERT_EQ(0, cgt_instance_write(in, "buffer_size_kb", "1024"));
 	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/instant/enable", "1"));
 	ASSERT_EQ(0, cgt_instance_write(in, "events/user_markers/begin/enable", "1"));
