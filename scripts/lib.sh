@@ -56,3 +56,40 @@ die() {
 	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
 	exit 1
 }
+
+# Kernel workspaces (scripts/mutants, scripts/marker-budget): a copy of
+# the checkout's kernel inputs with its own build/{src,obj} in the same
+# relative layout as the checkout's, so that scripts/kernel-build hits the
+# same ccache entries (CCACHE_BASEDIR is the workspace).
+
+# ws_check_pristine - the checkout's pristine tree, which workspaces share
+ws_check_pristine() {
+	[ -f "$BUILD/src/vanilla/.extracted" ] ||
+		die "no pristine tree in $BUILD/src/vanilla (make source)"
+}
+
+# ws_prepare DIR - a fresh copy of the checkout's kernel inputs in DIR,
+# with a build/ that shares the pristine tree (hard links) and the
+# selftests
+ws_prepare() {
+	local ws=$1 d abs_build
+	abs_build=$(cd "$BUILD" && pwd -P)
+	mkdir -p "$ws/build/src"
+	for d in scripts config patches kernel include Documentation; do
+		rm -rf "${ws:?}/$d"
+		cp -a "$top/$d" "$ws/$d"
+	done
+	# kernel-build lists the project's files with git ls-files
+	[ -d "$ws/.git" ] || git -C "$ws" init -q
+	if [ ! -f "$ws/build/src/vanilla/.extracted" ]; then
+		rm -rf "$ws/build/src/vanilla" "$ws/build/src/vanilla.tmp"
+		cp -al "$abs_build/src/vanilla" "$ws/build/src/vanilla.tmp"
+		mv "$ws/build/src/vanilla.tmp" "$ws/build/src/vanilla"
+	fi
+	ln -sfn "$abs_build/selftests" "$ws/build/selftests"
+}
+
+# ws_build DIR LOG - the production kernel of workspace DIR
+ws_build() {
+	(cd "$1" && env -u CGTRACE_BUILD scripts/kernel-build cgtrace) >"$2" 2>&1
+}
