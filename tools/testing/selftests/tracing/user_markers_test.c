@@ -186,6 +186,30 @@ TEST_F_TIMEOUT(um, records_become_events, 180)
 	EXPECT_NE(NULL, strstr(self->trace, "u64 cpu_ns;"));
 }
 
+/*
+ * user_events is a stream, as trace_marker is: a write has no position,
+ * so pwrite() and lseek() fail with ESPIPE and record nothing.
+ */
+TEST_F_TIMEOUT(um, the_file_is_a_stream, 180)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	fd = open(cgt_instance_file(&self->inst, "user_events", p, sizeof(p)),
+		  O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, pwrite(fd, "I|1|positioned\n", 15, 0));
+	EXPECT_EQ(ESPIPE, errno);
+	EXPECT_EQ(-1, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+	EXPECT_EQ(10, write(fd, "I|1|plain\n", 10));
+	close(fd);
+	trace_of(&self->inst, self->trace);
+	EXPECT_EQ(0, count_of(self->trace, "instant: positioned"));
+	EXPECT_EQ(1, count_of(self->trace, "instant: plain"));
+	EXPECT_EQ(1, stat_of(&self->inst, "accepted"));
+}
+
 static const struct {
 	const char *rec;
 	int err;
