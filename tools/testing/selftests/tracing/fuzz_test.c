@@ -12,7 +12,8 @@
  * rst leaves it open). A failed write must leave the file as it was; a
  * successful one must leave what the rst says (the filter list as a set,
  * the rate, the option); a user_events write must move the counts by its
- * number of records, or count one rejected write.
+ * number of records, or count one rejected write (a pwrite() fails
+ * with ESPIPE and moves none: the file is a stream).
  *
  * Seed: printed at the start, CGT_FUZZ_SEED overrides it.
  * Time: CGT_FUZZ_SECONDS (default 40) split over the tests.
@@ -1022,11 +1023,13 @@ static void fuzz_user_events(struct __test_metadata *_metadata,
 	char p[PATH_MAX], shown[300];
 	unsigned long long mask;
 	int ret, nrec, top = strcmp(dir, self->inst.path);
+	bool positioned;
 	size_t len;
 	long off;
 
 	snprintf(p, sizeof(p), "%s/user_events", dir);
 	while (now_s() < until) {
+		positioned = false;
 		len = gen_um_write(self->buf);
 		mask = um_oracle(self->buf, len, &nrec);
 		off = rn(4) ? -1 : (long)rn(1 << 20);
@@ -1040,10 +1043,27 @@ static void fuzz_user_events(struct __test_metadata *_metadata,
 			len = 0;
 		} else {
 			ret = fz_write(p, self->buf, len, 0, off);
+			positioned = off >= 0;
 		}
 		(*writes)++;
 		um_counts(counted, &ia);
 		um_counts(dir, &fa);
+		if (positioned) {
+			/*
+			 * user_events is a stream: the VFS refuses a
+			 * positioned write before the file sees it, so it
+			 * fails with ESPIPE and no count moves.
+			 */
+			EXPECT_EQ(-ESPIPE, ret)
+				TH_LOG("%s: pwrite at %ld: %s", p, off,
+				       ret ? strerror(-ret) : "ok");
+			EXPECT_EQ(0, memcmp(&fb, &fa, sizeof(fa)))
+				TH_LOG("%s: a refused pwrite moved a count", p);
+			EXPECT_EQ(0, memcmp(&ib, &ia, sizeof(ia)))
+				TH_LOG("%s: a refused pwrite moved a count", p);
+			(*fails)++;
+			continue;
+		}
 		EXPECT_TRUE(errno_allowed(mask, ret))
 			TH_LOG("%s: \"%s\": %s", p,
 			       fmt_bytes(self->buf, len, shown, sizeof(shown)),
