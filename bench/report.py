@@ -661,7 +661,11 @@ def main(raw):
         "writer pays). Floors: the same pair with `user_markers` disabled "
         "in the instance (parsing and checks only), and with the events "
         "soft-disabled (armed). trace_marker is what the pair must at "
-        "least pay: two writes of a record into the ring buffer.",
+        "least pay: two writes of a record into the ring buffer. "
+        "`scripts/marker-budget` counts the pair's jobs one by one (the "
+        "parse, the delivery, the span state, the runtime reads, the "
+        "events) by stubbing them out; its latest figures are in "
+        "bench/profiles.md.",
         count_table(P, V, [
             ("two write(2) of the same bytes to /dev/null: `mk_pair_null`",
              "K.mk_pair_null", "floor: the syscalls"),
