@@ -1023,32 +1023,30 @@ static void fuzz_user_events(struct __test_metadata *_metadata,
 	char p[PATH_MAX], shown[300];
 	unsigned long long mask;
 	int ret, nrec, top = strcmp(dir, self->inst.path);
-	bool positioned;
 	size_t len;
 	long off;
 
 	snprintf(p, sizeof(p), "%s/user_events", dir);
 	while (now_s() < until) {
-		positioned = false;
 		len = gen_um_write(self->buf);
 		mask = um_oracle(self->buf, len, &nrec);
 		off = rn(4) ? -1 : (long)rn(1 << 20);
 		um_counts(counted, &ib);
 		um_counts(dir, &fb);
 		if (rn(50) == 0) {
-			/* An unreadable buffer */
-			ret = fz_write(p, (const void *)8, 1 + rn(100), 0, -1);
+			/* An unreadable buffer, written at no position */
+			off = -1;
+			ret = fz_write(p, (const void *)8, 1 + rn(100), 0, off);
 			mask = B(EFAULT);
 			nrec = 0;
 			len = 0;
 		} else {
 			ret = fz_write(p, self->buf, len, 0, off);
-			positioned = off >= 0;
 		}
 		(*writes)++;
 		um_counts(counted, &ia);
 		um_counts(dir, &fa);
-		if (positioned) {
+		if (off >= 0) {
 			/*
 			 * user_events is a stream: the VFS refuses a
 			 * positioned write before the file sees it, so it
