@@ -120,7 +120,7 @@ install:
 CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
-CHECK_PARTS := selftests vm-run checkpatch series-check tools multihost cost-check \
+CHECK_PARTS := selftests vm-run checkpatch series-check mutants tools multihost cost-check \
 	$(patsubst %,selftests-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
 check: check-kver
@@ -151,6 +151,10 @@ part-checkpatch:
 	-@scripts/check-part --single checkpatch -- scripts/checkpatch
 part-series-check:
 	+-@scripts/check-part --single series-check -- scripts/series
+# Each known breakage still applies to the code it breaks (make mutants
+# builds and runs them; this only tries their diffs, in seconds).
+part-mutants:
+	-@scripts/check-part mutants -- scripts/mutants --check
 # The kernel's tests on the debug kernel (KASAN, lockdep), the tools'
 # (user space, 3 times faster there) on the production kernel.
 part-selftests: build-debug
