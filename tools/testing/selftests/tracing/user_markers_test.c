@@ -492,13 +492,23 @@ TEST_F_TIMEOUT(um, spans_followed_only_while_enabled_or_open, 180)
 {
 	struct cgt_instance *in = &self->inst;
 	const char *en = "events/user_markers/enable";
+	const char *b_en = "events/user_markers/begin/enable";
+	const char *e_en = "events/user_markers/end/enable";
 
 	/* The thread gets span state, then has nothing open */
 	ASSERT_EQ(0, um_write(in, "B|1|first\nE|1\n"));
+	/* Every event off: the write is idle, never reaching the spans */
 	ASSERT_EQ(0, cgt_instance_write(in, en, "0"));
 	ASSERT_EQ(0, um_write(in, "B|1|hidden\n"));
 	ASSERT_EQ(0, cgt_instance_write(in, en, "1"));
 	ASSERT_EQ(0, um_write(in, "E|1|late\n"));
+	/* Only begin and end off: the write is delivered, B not followed */
+	ASSERT_EQ(0, cgt_instance_write(in, b_en, "0"));
+	ASSERT_EQ(0, cgt_instance_write(in, e_en, "0"));
+	ASSERT_EQ(0, um_write(in, "B|1|unseen\n"));
+	ASSERT_EQ(0, cgt_instance_write(in, b_en, "1"));
+	ASSERT_EQ(0, cgt_instance_write(in, e_en, "1"));
+	ASSERT_EQ(0, um_write(in, "E|1|later\n"));
 
 	/* With a span open, a B written with the events off is followed */
 	ASSERT_EQ(0, um_write(in, "B|1|open\n"));
@@ -511,11 +521,13 @@ TEST_F_TIMEOUT(um, spans_followed_only_while_enabled_or_open, 180)
 	EXPECT_LE(0, line_at(self->trace, "end: first depth=0 "));
 	EXPECT_TRUE(line_has(self->trace, "end: late depth=0", " unmatched"));
 	EXPECT_EQ(0, count_of(self->trace, "end: hidden"));
+	EXPECT_TRUE(line_has(self->trace, "end: later depth=0", " unmatched"));
+	EXPECT_EQ(0, count_of(self->trace, "end: unseen"));
 	EXPECT_LE(0, line_at(self->trace, "end: nested depth=1 "));
 	EXPECT_LE(0, line_at(self->trace, "end: open depth=0 "));
 	EXPECT_LT(line_at(self->trace, "end: nested"), line_at(self->trace, "end: open"));
-	/* Two records of disabled events: hidden and nested */
-	EXPECT_EQ(2, stat_of(in, "disabled"));
+	/* Three records of disabled events: hidden, unseen and nested */
+	EXPECT_EQ(3, stat_of(in, "disabled"));
 }
 
 static long long now_ns(void)
