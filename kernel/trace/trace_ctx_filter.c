@@ -27,6 +27,13 @@
  * caches the result for a few tasks, keyed by pid number, cgroup and a
  * generation that every change of a list bumps, so that switches between
  * the same tasks look nothing up.
+ *
+ * Only CTX_SLOTS instances can own a bit. The ones that start filtering
+ * after that share the last bit, TRACE_CTX_SHARED, which is then set in
+ * every mask: the same probes decide each of them into a per-CPU verdict
+ * of its own, uncached, and a gate that finds the shared bit set reads
+ * that verdict instead. Filtering never fails for want of a slot; it
+ * gets slower, in proportion to the number of instances beyond CTX_SLOTS.
  */
 #include <linux/cgroup.h>
 #include <linux/cpu.h>
@@ -44,7 +51,6 @@
 #include "trace.h"
 #include "trace_ctx_filter.h"
 
-#define CTX_SLOTS		BITS_PER_LONG
 /* Tasks whose verdicts each CPU remembers, a power of two */
 #define CTX_CACHE		8
 
@@ -81,6 +87,14 @@ static unsigned long ctx_pid_slots;
 static unsigned long ctx_cg_slots;
 static unsigned long ctx_ev_slots;	/* event_mutex */
 static u8 ctx_probes;			/* CTX_PROBE_*, event_mutex */
+
+/*
+ * The instances that filter without a slot (RCU list, written under
+ * event_mutex), and the union of their rules: TRACE_CTX_SHARED goes into
+ * every mask while it is not 0.
+ */
+static LIST_HEAD(ctx_shared);
+static u8 ctx_shared_rules;
 
 /*
  * Bumped (release) after every published change of a list or a slot, and
@@ -131,43 +145,55 @@ static u8 ctx_pid_rej(struct trace_ctx_filter *f, struct task_struct *task)
 	return rej;
 }
 
+/* ctx_rej - every rule of @f that rejects @task */
+static u8 ctx_rej(struct trace_ctx_filter *f, struct task_struct *task)
+{
+	return ctx_pid_rej(f, task) | trace_cgroup_rej(f, task);
+}
+
+/* ctx_add_rej - mark the rules @rej of the instance in @bit in @m */
+static void ctx_add_rej(struct trace_ctx_masks *m, unsigned long bit, u8 rej)
+{
+	int r;
+
+	for (r = 0; r < CTX_EV_RULES; r++) {
+		if (rej & BIT(r))
+			m->ev_rule[r] |= bit;
+	}
+	if (rej & CTX_REJ_FN)
+		m->fn |= bit;
+}
+
 /* ctx_decide_uncached - every instance's verdict on @task */
 static void ctx_decide_uncached(struct task_struct *task,
 				struct trace_ctx_masks *m)
 {
-	unsigned long slots, ev = 0, evcg = 0, fn = 0;
 	struct trace_ctx_filter *f;
+	unsigned long slots;
 	unsigned int slot;
-	u8 rej;
+	int r;
 
+	memset(m, 0, sizeof(*m));
 	slots = READ_ONCE(ctx_cg_slots);
-	if (slots) {
-		for_each_set_bit(slot, &slots, CTX_SLOTS) {
-			f = rcu_dereference_sched(ctx_slot[slot]);
-			if (!f)
-				continue;
-			rej = trace_cgroup_rej(f, task);
-			if (rej & CTX_REJ_EV_CGROUP)
-				evcg |= BIT(slot);
-			if (rej & CTX_REJ_FN_CGROUP)
-				fn |= BIT(slot);
-		}
+	for_each_set_bit(slot, &slots, CTX_SLOTS) {
+		f = rcu_dereference_sched(ctx_slot[slot]);
+		if (f)
+			ctx_add_rej(m, BIT(slot), trace_cgroup_rej(f, task));
 	}
-	ev = evcg;
 	slots = READ_ONCE(ctx_pid_slots);
 	for_each_set_bit(slot, &slots, CTX_SLOTS) {
 		f = rcu_dereference_sched(ctx_slot[slot]);
-		if (!f)
-			continue;
-		rej = ctx_pid_rej(f, task);
-		if (rej & CTX_REJ_EV)
-			ev |= BIT(slot);
-		if (rej & CTX_REJ_FN)
-			fn |= BIT(slot);
+		if (f)
+			ctx_add_rej(m, BIT(slot), ctx_pid_rej(f, task));
 	}
-	m->ev = ev;
-	m->evcg = evcg;
-	m->fn = fn;
+	/* The instances without a slot decide in their own state. */
+	if (READ_ONCE(ctx_shared_rules)) {
+		for (r = 0; r < CTX_EV_RULES; r++)
+			m->ev_rule[r] |= TRACE_CTX_SHARED;
+		m->fn |= TRACE_CTX_SHARED;
+	}
+	m->evcg = m->ev_rule[CTX_EV_CG] | m->ev_rule[CTX_EV_NOCG];
+	m->ev = m->evcg | m->ev_rule[CTX_EV_PID] | m->ev_rule[CTX_EV_NOPID];
 }
 
 /* ctx_decide_fill - decide @task into its cache entry @e */
@@ -202,14 +228,119 @@ ctx_decide(struct task_struct *task)
 	return &e->m;
 }
 
-/* Three words, not a string copy: the switch path counts instructions */
-static __always_inline void ctx_masks_set(struct trace_ctx_masks *d,
-					  const struct trace_ctx_masks *s)
+/*
+ * ctx_switch_rej - the event gate's word for a sched_switch from the task
+ * of @prev to the task of @next: an instance drops the event only when
+ * one of its rules rejects both tasks.
+ */
+static __always_inline unsigned long
+ctx_switch_rej(const struct trace_ctx_masks *prev,
+	       const struct trace_ctx_masks *next)
 {
-	d->ev = s->ev;
-	d->evcg = s->evcg;
-	d->fn = s->fn;
+	return (prev->ev_rule[CTX_EV_PID] & next->ev_rule[CTX_EV_PID]) |
+	       (prev->ev_rule[CTX_EV_NOPID] & next->ev_rule[CTX_EV_NOPID]) |
+	       (prev->ev_rule[CTX_EV_CG] & next->ev_rule[CTX_EV_CG]) |
+	       (prev->ev_rule[CTX_EV_NOCG] & next->ev_rule[CTX_EV_NOCG]);
 }
+
+/*
+ * The per-CPU verdicts of the instances without a slot, kept by the same
+ * probes as the masks. Interrupts are off in all of them, as in
+ * ctx_decide().
+ */
+#define for_each_shared(f) \
+	list_for_each_entry_rcu(f, &ctx_shared, shared_node)
+
+/* ctx_shared_decide - @task runs (or is switched in) on this CPU */
+static noinline void ctx_shared_decide(struct task_struct *task)
+{
+	struct trace_ctx_shared_cpu *s;
+	struct trace_ctx_filter *f;
+
+	for_each_shared(f) {
+		s = this_cpu_ptr(f->shared);
+		s->cur = ctx_rej(f, task);
+		s->ev_rej = !!(s->cur & CTX_REJ_EV);
+	}
+}
+
+static noinline void ctx_shared_switch_pre(struct task_struct *next)
+{
+	struct trace_ctx_shared_cpu *s;
+	struct trace_ctx_filter *f;
+
+	for_each_shared(f) {
+		s = this_cpu_ptr(f->shared);
+		s->next = ctx_rej(f, next);
+		s->ev_rej = !!(s->cur & s->next & CTX_REJ_EV);
+	}
+}
+
+static noinline void ctx_shared_switch_post(void)
+{
+	struct trace_ctx_shared_cpu *s;
+	struct trace_ctx_filter *f;
+
+	for_each_shared(f) {
+		s = this_cpu_ptr(f->shared);
+		s->cur = s->next;
+		s->ev_rej = !!(s->cur & CTX_REJ_EV);
+	}
+}
+
+/* A wakeup of @task: kept when current or @task passes every rule */
+static noinline void ctx_shared_wakeup_pre(struct task_struct *task)
+{
+	struct trace_ctx_shared_cpu *s;
+	struct trace_ctx_filter *f;
+
+	for_each_shared(f) {
+		s = this_cpu_ptr(f->shared);
+		if (s->cur & CTX_REJ_EV)
+			s->ev_rej = !!(ctx_rej(f, task) & CTX_REJ_EV);
+	}
+}
+
+static noinline void ctx_shared_wakeup_post(void)
+{
+	struct trace_ctx_shared_cpu *s;
+	struct trace_ctx_filter *f;
+
+	for_each_shared(f) {
+		s = this_cpu_ptr(f->shared);
+		s->ev_rej = !!(s->cur & CTX_REJ_EV);
+	}
+}
+
+/**
+ * trace_ctx_shared_rejects - the verdict of an instance without a slot
+ * @f: its context filter
+ * @rules: the CTX_REJ_* rules the gate asks about
+ *
+ * Return: true when one of @rules rejects the task running on this CPU.
+ */
+bool trace_ctx_shared_rejects(struct trace_ctx_filter *f, u8 rules)
+{
+	struct trace_ctx_shared_cpu __percpu *s = READ_ONCE(f->shared);
+
+	return s && (this_cpu_read(s->cur) & rules);
+}
+
+/**
+ * trace_ctx_shared_event_ignored - the event gate of an instance without
+ *	a slot
+ * @file: an event file of that instance, which found TRACE_CTX_SHARED set
+ *
+ * Return: true when the instance does not record the event now.
+ */
+bool trace_ctx_shared_event_ignored(struct trace_event_file *file)
+{
+	struct trace_ctx_filter *f = READ_ONCE(file->tr->ctx_filter);
+	struct trace_ctx_shared_cpu __percpu *s = f ? READ_ONCE(f->shared) : NULL;
+
+	return s && this_cpu_read(s->ev_rej);
+}
+EXPORT_SYMBOL_GPL(trace_ctx_shared_event_ignored);
 
 /**
  * trace_ctx_pids_changed - event-fork or function-fork changed a pid list
@@ -228,9 +359,11 @@ ctx_sched_switch_pre(void *data, bool preempt, struct task_struct *prev,
 {
 	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
-	ctx_masks_set(&c->next, ctx_decide(next));
+	c->next = *ctx_decide(next);
 	c->next_task = next;
-	this_cpu_write(trace_ctx_event_rej, c->cur.ev & c->next.ev);
+	if (unlikely(c->next.ev & TRACE_CTX_SHARED))
+		ctx_shared_switch_pre(next);
+	this_cpu_write(trace_ctx_event_rej, ctx_switch_rej(&c->cur, &c->next));
 }
 
 /*
@@ -242,12 +375,17 @@ ctx_sched_switch_post(void *data, bool preempt, struct task_struct *prev,
 		      struct task_struct *next, unsigned int prev_state)
 {
 	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
+	bool decided = c->next_task == next;
 
-	if (likely(c->next_task == next))
-		ctx_masks_set(&c->cur, &c->next);
-	else
-		ctx_masks_set(&c->cur, ctx_decide(next));
+	c->cur = decided ? c->next : *ctx_decide(next);
+	c->cur_task = next;
 	c->next_task = NULL;
+	if (unlikely(c->cur.ev & TRACE_CTX_SHARED)) {
+		if (decided)
+			ctx_shared_switch_post();
+		else
+			ctx_shared_decide(next);
+	}
 	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
 }
 
@@ -257,7 +395,10 @@ ctx_sched_switch_decide(void *data, bool preempt, struct task_struct *prev,
 {
 	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
-	ctx_masks_set(&c->cur, ctx_decide(next));
+	c->cur = *ctx_decide(next);
+	c->cur_task = next;
+	if (unlikely(c->cur.ev & TRACE_CTX_SHARED))
+		ctx_shared_decide(next);
 	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
 }
 
@@ -268,6 +409,8 @@ ctx_sched_switch_decide(void *data, bool preempt, struct task_struct *prev,
 static noinline void ctx_wakeup_decide(struct task_struct *task,
 				       unsigned long cur)
 {
+	if (unlikely(cur & TRACE_CTX_SHARED))
+		ctx_shared_wakeup_pre(task);
 	this_cpu_write(trace_ctx_event_rej, cur & ctx_decide(task)->ev);
 }
 
@@ -288,8 +431,11 @@ static void ctx_sched_wakeup_post(void *data, struct task_struct *task)
 	unsigned long cur = this_cpu_read(trace_ctx_cpu.cur.ev);
 
 	/* As the pre probe: with interrupts on, an IPI may change cur. */
-	if (cur && task != current)
+	if (cur && task != current) {
+		if (unlikely(cur & TRACE_CTX_SHARED))
+			ctx_shared_wakeup_post();
 		this_cpu_write(trace_ctx_event_rej, cur);
+	}
 }
 
 /* Probe sets, registered as the filtering instances need them */
@@ -391,7 +537,9 @@ static void ctx_update_probes(void)
 		if (f)
 			want |= f->sched_probes;
 	}
-	if (ctx_pid_slots || ctx_cg_slots)
+	list_for_each_entry(f, &ctx_shared, shared_node)
+		want |= f->sched_probes;
+	if (ctx_pid_slots || ctx_cg_slots || ctx_shared_rules)
 		want |= want & CTX_PROBE_PREPOST ? 0 : CTX_PROBE_DECIDE;
 	else
 		want = 0;
@@ -422,7 +570,10 @@ static void ctx_decide_current(void *unused)
 {
 	struct trace_ctx_cpu *c = this_cpu_ptr(&trace_ctx_cpu);
 
-	ctx_masks_set(&c->cur, ctx_decide(current));
+	c->cur = *ctx_decide(current);
+	c->cur_task = current;
+	if (unlikely(c->cur.ev & TRACE_CTX_SHARED))
+		ctx_shared_decide(current);
 	this_cpu_write(trace_ctx_event_rej, c->cur.ev);
 }
 
@@ -481,11 +632,12 @@ void trace_ctx_filter_init_file(struct trace_array *tr,
  * trace_ctx_filter_prepare - make sure @tr can have rules
  * @tr: an instance about to publish a pid or cgroup list
  *
- * Reserves a slot for an instance that has none. Call it before the list
- * is published, under event_mutex, so that a write that cannot be
- * filtered fails and changes nothing.
+ * Reserves a slot for an instance that has none, or, when every slot is
+ * taken, the per-CPU verdict of an instance that shares the last bit.
+ * Call it before the list is published, under event_mutex, so that a
+ * write that cannot be filtered fails and changes nothing.
  *
- * Return: 0, or -ENOSPC when BITS_PER_LONG instances filter already.
+ * Return: 0, or -ENOMEM.
  */
 int trace_ctx_filter_prepare(struct trace_array *tr)
 {
@@ -498,46 +650,53 @@ int trace_ctx_filter_prepare(struct trace_array *tr)
 	if (f->slot >= 0)
 		return 0;
 	slot = find_first_zero_bit(&ctx_slots_used, CTX_SLOTS);
-	if (slot >= CTX_SLOTS)
-		return -ENOSPC;
-	__set_bit(slot, &ctx_slots_used);
-	f->slot = slot;
+	if (slot < CTX_SLOTS) {
+		__set_bit(slot, &ctx_slots_used);
+		f->slot = slot;
+		return 0;
+	}
+	/* Kept until the instance goes: lockless gates may still read it. */
+	if (!f->shared) {
+		struct trace_ctx_shared_cpu __percpu *s;
+
+		s = alloc_percpu(struct trace_ctx_shared_cpu);
+		if (!s)
+			return -ENOMEM;
+		/* Zeroed before the gates can read it through f->shared */
+		smp_store_release(&f->shared, s);
+	} else {
+		/* Not on the shared list: no probe writes it. */
+		int cpu;
+
+		for_each_possible_cpu(cpu)
+			memset(per_cpu_ptr(f->shared, cpu), 0,
+			       sizeof(struct trace_ctx_shared_cpu));
+	}
+	f->slot = CTX_SHARED_SLOT;
 	return 0;
 }
 
-/**
- * trace_ctx_filter_update_locked - apply a change of @tr's filter lists
- * @tr: the instance whose pid or cgroup lists were just published
- *
- * Publishes the instance's rules in its slot, marks its event files for
- * the gate, registers the sched probes while some instance needs them and
- * re-decides the running task on every CPU. An instance left without
- * rules gives its slot back, once no probe, gate or IPI can still use it.
- */
-void trace_ctx_filter_update_locked(struct trace_array *tr)
+/* ctx_shared_set - put @f on the shared list or take it off */
+static void ctx_shared_set(struct trace_ctx_filter *f, u8 rules)
 {
-	struct trace_ctx_filter *f = tr->ctx_filter;
-	bool want_switch;
-	unsigned long bit;
-	u8 rules;
+	struct trace_ctx_filter *g;
+	u8 all = 0;
 
-	lockdep_assert_held(&event_mutex);
-	if (!f)
-		return;
+	/* A removed node is re-added only after the caller's grace period */
+	if (rules && !f->shared_listed)
+		list_add_tail_rcu(&f->shared_node, &ctx_shared);
+	else if (!rules && f->shared_listed)
+		list_del_rcu(&f->shared_node);
+	f->shared_listed = rules;
+	list_for_each_entry(g, &ctx_shared, shared_node)
+		all |= g->rules;
+	WRITE_ONCE(ctx_shared_rules, all);
+}
 
-	rules = ctx_rules(tr);
-	/* A caller that skipped prepare, and found no slot: cannot filter */
-	if (rules && f->slot < 0 && WARN_ON_ONCE(trace_ctx_filter_prepare(tr)))
-		rules = 0;
-	if (f->slot < 0)
-		return;
-	bit = BIT(f->slot);
-
-	WRITE_ONCE(f->rules, rules);
-	WRITE_ONCE(f->ev_bit, rules & CTX_REJ_EV ? bit : 0);
-	WRITE_ONCE(f->evcg_bit, rules & CTX_REJ_EV_CGROUP ? bit : 0);
-	WRITE_ONCE(f->fn_bit, rules & CTX_REJ_FN ? bit : 0);
-	ctx_set_files(tr);
+/* ctx_publish_slot - publish @f's rules in the slot masks */
+static void ctx_publish_slot(struct trace_ctx_filter *f, u8 rules)
+{
+	unsigned long bit = BIT(f->slot);
 
 	if (rules)
 		rcu_assign_pointer(ctx_slot[f->slot], f);
@@ -549,10 +708,52 @@ void trace_ctx_filter_update_locked(struct trace_array *tr)
 		   ctx_cg_slots | bit : ctx_cg_slots & ~bit);
 	ctx_ev_slots = rules & CTX_REJ_EV ? ctx_ev_slots | bit :
 					    ctx_ev_slots & ~bit;
-	/* Cached cgroup verdicts from before this change are stale now. */
+}
+
+/**
+ * trace_ctx_filter_update_locked - apply a change of @tr's filter lists
+ * @tr: the instance whose pid or cgroup lists were just published
+ *
+ * Publishes the instance's rules in its slot (or on the shared list),
+ * marks its event files for the gate, registers the sched probes while
+ * some instance needs them and re-decides the running task on every CPU.
+ * An instance left without rules gives its slot back, once no probe, gate
+ * or IPI can still use it.
+ */
+void trace_ctx_filter_update_locked(struct trace_array *tr)
+{
+	struct trace_ctx_filter *f = tr->ctx_filter;
+	bool want_switch, shared;
+	unsigned long bit;
+	u8 rules;
+
+	lockdep_assert_held(&event_mutex);
+	if (!f)
+		return;
+
+	rules = ctx_rules(tr);
+	/* A caller that skipped prepare, and found no memory: cannot filter */
+	if (rules && f->slot < 0 && WARN_ON_ONCE(trace_ctx_filter_prepare(tr)))
+		rules = 0;
+	if (f->slot < 0)
+		return;
+	shared = f->slot == CTX_SHARED_SLOT;
+	bit = shared ? TRACE_CTX_SHARED : BIT(f->slot);
+
+	WRITE_ONCE(f->rules, rules);
+	WRITE_ONCE(f->ev_bit, rules & CTX_REJ_EV ? bit : 0);
+	WRITE_ONCE(f->evcg_bit, rules & CTX_REJ_EV_CGROUP ? bit : 0);
+	WRITE_ONCE(f->fn_bit, rules & CTX_REJ_FN ? bit : 0);
+	ctx_set_files(tr);
+
+	if (shared)
+		ctx_shared_set(f, rules);
+	else
+		ctx_publish_slot(f, rules);
+	/* Cached verdicts from before this change are stale now. */
 	atomic64_inc_return_release(&trace_ctx_gen);
 
-	want_switch = ctx_pid_slots || ctx_cg_slots;
+	want_switch = ctx_pid_slots || ctx_cg_slots || ctx_shared_rules;
 	f->sched_probes = rules & CTX_REJ_EV ? ctx_sched_events(tr) : 0;
 	ctx_update_probes();
 	if (want_switch)
@@ -567,7 +768,8 @@ void trace_ctx_filter_update_locked(struct trace_array *tr)
 	/* Switches decide for the tasks to come; decide current now. */
 	on_each_cpu(ctx_decide_current, NULL, 1);
 	if (!rules) {
-		__clear_bit(f->slot, &ctx_slots_used);
+		if (!shared)
+			__clear_bit(f->slot, &ctx_slots_used);
 		f->slot = -1;
 	}
 	if (!want_switch)
@@ -609,8 +811,17 @@ void trace_ctx_filter_attach(struct cgroup_taskset *tset)
 	struct task_struct *task;
 	cpumask_var_t cpus;
 
-	if (!static_branch_unlikely(&trace_ctx_filter_key) ||
-	    !READ_ONCE(ctx_cg_slots))
+	if (!static_branch_unlikely(&trace_ctx_filter_key))
+		return;
+	/*
+	 * The moves' stores to task->cgroups before the reads of the cgroup
+	 * rules and of task_cpu(): a filter write that publishes a first
+	 * cgroup rule after this test decides the moved tasks itself, in its
+	 * IPIs, and sees their new cgroup then.
+	 */
+	smp_mb();
+	if (!READ_ONCE(ctx_cg_slots) &&
+	    !(READ_ONCE(ctx_shared_rules) & CTX_REJ_CGROUP))
 		return;
 
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL)) {
@@ -618,8 +829,6 @@ void trace_ctx_filter_attach(struct cgroup_taskset *tset)
 		on_each_cpu(ctx_decide_current, NULL, 1);
 		return;
 	}
-	/* The moves' stores to task->cgroups before the reads of task_cpu() */
-	smp_mb();
 	cgroup_taskset_for_each(task, css, tset)
 		cpumask_set_cpu(task_cpu(task), cpus);
 	/* The mover moving itself: it runs here, decide before returning. */
@@ -688,5 +897,6 @@ void trace_ctx_filter_destroy(struct trace_array *tr)
 	trace_ctx_filter_update_locked(tr);
 	WARN_ON_ONCE(f->slot >= 0);
 	tr->ctx_filter = NULL;
+	free_percpu(f->shared);
 	kfree(f);
 }

@@ -57,38 +57,89 @@ enum trace_cgroup_list {
 	TRACE_CG_NR_LISTS,
 };
 
+/* The event rules, indexed like their CTX_REJ_EV_* bits */
+enum trace_ctx_ev_rule {
+	CTX_EV_PID,
+	CTX_EV_NOPID,
+	CTX_EV_CG,
+	CTX_EV_NOCG,
+	CTX_EV_RULES,
+};
+
 /*
  * Verdict masks: bit N set means the instance in slot N rejects the task.
- * @ev: the event rules (pid and cgroup); @evcg: the event cgroup rules
- * alone (trace_marker follows only those); @fn: the function tracer rules.
+ * @ev: some event rule (pid or cgroup); @evcg: an event cgroup rule
+ * (trace_marker follows only those); @fn: a function tracer rule;
+ * @ev_rule: each event rule alone, for sched_switch, which is dropped only
+ * when one rule rejects both tasks.
+ *
+ * Bit TRACE_CTX_SHARED is set in every mask while some instance filters
+ * without a slot of its own: a gate that finds it set asks that instance's
+ * per-CPU state (struct trace_ctx_shared_cpu).
  */
 struct trace_ctx_masks {
 	unsigned long	ev;
 	unsigned long	evcg;
 	unsigned long	fn;
+	unsigned long	ev_rule[CTX_EV_RULES];
 };
 
 /* The masks a CPU keeps; the event gate's word is trace_ctx_event_rej. */
 struct trace_ctx_cpu {
-	struct trace_ctx_masks	cur;	/* the task running on this CPU */
+	struct trace_ctx_masks	cur;	/* for cur_task */
 	struct trace_ctx_masks	next;	/* between the two switch probes */
+	/*
+	 * Whom cur was decided for: the running task, or the task being
+	 * switched in once the switch probes ran. The function tracer's gate
+	 * compares it with current, so that the functions the previous task
+	 * runs before the switch completes are not judged by the verdict of
+	 * the next one. Only compared, never dereferenced.
+	 */
+	struct task_struct	*cur_task;
 	struct task_struct	*next_task;	/* whom next was decided for */
 };
 
 DECLARE_PER_CPU(struct trace_ctx_cpu, trace_ctx_cpu);
+
+/*
+ * The per-CPU verdict of an instance that filters without a slot (more
+ * than CTX_SLOTS instances filter): decided by the same probes as the
+ * masks, for this instance alone, and read by the gates when they find
+ * TRACE_CTX_SHARED set.
+ * @cur: the CTX_REJ_* rules that reject the running task
+ * @next: the same for the task being switched in
+ * @ev_rej: the event gate's answer, as trace_ctx_event_rej gives it
+ */
+struct trace_ctx_shared_cpu {
+	u8	cur;
+	u8	next;
+	u8	ev_rej;
+};
 
 /* Per-instance context filter state; tr->ctx_filter. */
 struct trace_ctx_filter {
 	struct trace_array		*tr;
 	u8				rules;		/* CTX_REJ_* configured */
 	u8				sched_probes;	/* its sched events want */
-	int				slot;		/* -1: none */
+	/* -1: none; CTX_SHARED_SLOT: on the shared list, with @shared */
+	int				slot;
 	/* BIT(slot) where a rule of the kind exists, else 0: the gates */
 	unsigned long			ev_bit;
 	unsigned long			evcg_bit;
 	unsigned long			fn_bit;
 	struct trace_cgroup_set __rcu	*cgroups[TRACE_CG_NR_LISTS];
+	struct list_head		shared_node;	/* RCU, event_mutex */
+	bool				shared_listed;	/* on ctx_shared */
+	struct trace_ctx_shared_cpu __percpu *shared;
 };
+
+/*
+ * Slots: the first CTX_SLOTS filtering instances own a bit each; the ones
+ * after them share the last bit, TRACE_CTX_SHARED, and keep a per-CPU
+ * verdict of their own.
+ */
+#define CTX_SLOTS		(BITS_PER_LONG - 1)
+#define CTX_SHARED_SLOT		CTX_SLOTS
 
 DECLARE_STATIC_KEY_FALSE(trace_ctx_filter_key);
 
@@ -144,6 +195,25 @@ void ftrace_ctx_filter_changed(struct trace_array *tr);
 static inline void ftrace_ctx_filter_changed(struct trace_array *tr) { }
 #endif
 
+bool trace_ctx_shared_rejects(struct trace_ctx_filter *f, u8 rules);
+
+/*
+ * trace_ctx_rejects - the common part of the gates below: does the
+ * instance's bit @bit in this CPU's mask @mask say that it rejects the
+ * task, or, for an instance without a slot, its own per-CPU verdict on
+ * @rules.
+ */
+static __always_inline bool trace_ctx_rejects(struct trace_ctx_filter *f,
+					      unsigned long mask,
+					      unsigned long bit, u8 rules)
+{
+	unsigned long hit = mask & bit;
+
+	if (likely(!(hit & TRACE_CTX_SHARED)))
+		return hit;
+	return trace_ctx_shared_rejects(f, rules);
+}
+
 /**
  * trace_ctx_marker_ignored - the gate of trace_marker and trace_marker_raw
  * @f: the instance's context filter
@@ -158,7 +228,8 @@ static __always_inline bool trace_ctx_marker_ignored(struct trace_ctx_filter *f)
 {
 	if (!static_branch_unlikely(&trace_ctx_filter_key) || !f)
 		return false;
-	return this_cpu_read(trace_ctx_cpu.cur.evcg) & READ_ONCE(f->evcg_bit);
+	return trace_ctx_rejects(f, this_cpu_read(trace_ctx_cpu.cur.evcg),
+				 READ_ONCE(f->evcg_bit), CTX_REJ_EV_CGROUP);
 }
 
 /**
@@ -174,19 +245,51 @@ trace_ctx_user_marker_ignored(struct trace_ctx_filter *f)
 {
 	if (!static_branch_unlikely(&trace_ctx_filter_key) || !f)
 		return false;
-	return this_cpu_read(trace_ctx_cpu.cur.ev) & READ_ONCE(f->ev_bit);
+	return trace_ctx_rejects(f, this_cpu_read(trace_ctx_cpu.cur.ev),
+				 READ_ONCE(f->ev_bit), CTX_REJ_EV);
 }
 
 /**
- * trace_ctx_function_ignored - the gate of the function tracers
+ * trace_ctx_function_rejected - the function rules' verdict on the task
+ *	the CPU decided for last
  * @f: the instance's context filter (may be NULL)
+ *
+ * What function_graph's entry handler asks (ftrace_trace_task()).
+ *
+ * Return: true when a function rule rejects that task.
+ */
+static __always_inline bool
+trace_ctx_function_rejected(struct trace_ctx_filter *f)
+{
+	return f && trace_ctx_rejects(f, this_cpu_read(trace_ctx_cpu.cur.fn),
+				      READ_ONCE(f->fn_bit), CTX_REJ_FN);
+}
+
+/**
+ * trace_ctx_function_ignored - the gate of the function tracer callbacks
+ * @f: the instance's context filter (may be NULL)
+ *
+ * While the instance has a function rule, a function is traced only when
+ * the verdict is the current task's and accepts it: between the switch
+ * probes and the end of the switch the CPU still runs the previous task,
+ * whose functions are not traced (as the pid filter never traced them).
  *
  * Return: true when the current task's functions must not be traced.
  */
 static __always_inline bool
 trace_ctx_function_ignored(struct trace_ctx_filter *f)
 {
-	return f && (this_cpu_read(trace_ctx_cpu.cur.fn) & READ_ONCE(f->fn_bit));
+	unsigned long bit;
+
+	if (!f)
+		return false;
+	bit = READ_ONCE(f->fn_bit);
+	if (!bit)
+		return false;
+	if (this_cpu_read(trace_ctx_cpu.cur_task) != current)
+		return true;
+	return trace_ctx_rejects(f, this_cpu_read(trace_ctx_cpu.cur.fn), bit,
+				 CTX_REJ_FN);
 }
 
 #endif /* _TRACE_CTX_FILTER_H */

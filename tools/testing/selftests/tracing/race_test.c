@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1034,6 +1035,103 @@ TEST_F_TIMEOUT(race, migrations_send_ipis_only_for_cgroup_rules, 180)
 	EXPECT_EQ(moves, with_cg);
 	EXPECT_LE(moves * 3 / 4, ipis)
 		TH_LOG("%lld function call IPIs for %d moves", ipis, moves);
+}
+
+/* write_cg_file - write @s to file @file of cgroup folder @dir */
+static int write_cg_file(const char *dir, const char *file, const char *s)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	return cgt_write_file_flags(p, s, strlen(s), 0);
+}
+
+/*
+ * Moves that leave a task's cgroup v2 cgroup as it was change no verdict
+ * and do not call the tracing hook, even while an instance filters by
+ * cgroup: enabling or disabling a controller moves the tasks below to
+ * other css_sets of the same cgroups, and a move on a named cgroup v1
+ * hierarchy changes only v1 cgroups. A v2 move calls it once.
+ */
+TEST_F_TIMEOUT(race, moves_that_keep_the_v2_cgroup_do_not_call_tracing, 300)
+{
+	char parent[300], child[300], v1[] = "/tmp/race-v1-XXXXXX", v1x[300];
+	long long toggles, v1_moves = 0, v2_moves, s;
+	struct cgt_instance *in = &self->inst, fn;
+	char word[32], list[128];
+	bool have_v1;
+	int i, n = 20;
+	pid_t sleeper;
+
+	if (access(CGT_TRACEFS "/available_filter_functions", F_OK))
+		SKIP(return, "no function tracer (CONFIG_FUNCTION_TRACER)");
+	ASSERT_EQ(0, cgt_instance_create(&fn, "race_attach_moves"));
+	ASSERT_EQ(0, cgt_instance_write(&fn, "set_ftrace_filter",
+					"on_each_cpu_cond_mask"));
+	ASSERT_EQ(0, cgt_instance_write(&fn, "current_tracer", "function"));
+	snprintf(list, sizeof(list), "/%s", self->name_a);
+	ASSERT_EQ(0, cgt_instance_write(in, "set_event_cgroup", list));
+
+	snprintf(parent, sizeof(parent), "%s/p", self->cg_b);
+	snprintf(child, sizeof(child), "%s/c", parent);
+	ASSERT_EQ(0, mkdir(parent, 0755));
+	ASSERT_EQ(0, mkdir(child, 0755));
+	ASSERT_EQ(0, write_cg_file(self->cg_b, "cgroup.subtree_control", "+pids"));
+	sleeper = fork();
+	if (!sleeper) {
+		pause();
+		_exit(0);
+	}
+	snprintf(word, sizeof(word), "%d", sleeper);
+	ASSERT_EQ(0, cgt_cgroup_enter(child, sleeper));
+
+	ASSERT_EQ(0, cgt_instance_write(&fn, "trace", ""));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, write_cg_file(parent, "cgroup.subtree_control", "+pids"));
+		ASSERT_EQ(0, write_cg_file(parent, "cgroup.subtree_control", "-pids"));
+	}
+	toggles = attach_calls(&fn);
+
+	have_v1 = mkdtemp(v1) && !mount("cgroup", v1, "cgroup", 0,
+					 "none,name=cgtrace_race");
+	if (have_v1) {
+		snprintf(v1x, sizeof(v1x), "%s/x", v1);
+		ASSERT_EQ(0, mkdir(v1x, 0755));
+		ASSERT_EQ(0, cgt_instance_write(&fn, "trace", ""));
+		for (i = 0; i < n; i++) {
+			ASSERT_EQ(0, write_cg_file(v1x, "cgroup.procs", word));
+			ASSERT_EQ(0, write_cg_file(v1, "cgroup.procs", word));
+		}
+		v1_moves = attach_calls(&fn);
+	} else {
+		TH_LOG("no cgroup v1 hierarchy (%s): v1 moves not tried",
+		       strerror(errno));
+	}
+
+	ASSERT_EQ(0, cgt_instance_write(&fn, "trace", ""));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, cgt_cgroup_enter(i % 2 ? child : self->cg_a, sleeper));
+	v2_moves = attach_calls(&fn);
+
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
+	cgt_instance_write(&fn, "current_tracer", "nop");
+	cgt_instance_destroy(&fn);
+	if (have_v1) {
+		rmdir(v1x);
+		umount(v1);
+	}
+	rmdir(v1);
+	rmdir(child);
+	rmdir(parent);
+	s = write_cg_file(self->cg_b, "cgroup.subtree_control", "-pids");
+	EXPECT_EQ(0, s);
+
+	EXPECT_EQ(0, toggles) TH_LOG("%lld hook calls for %d controller toggles",
+				     toggles, 2 * n);
+	EXPECT_EQ(0, v1_moves) TH_LOG("%lld hook calls for %d v1 moves",
+				      v1_moves, 2 * n);
+	EXPECT_EQ(n, v2_moves);
 }
 
 TEST_HARNESS_MAIN
