@@ -22,6 +22,7 @@
 #include <linux/nsproxy.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string_helpers.h>
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
 
@@ -237,7 +238,10 @@ static struct cgroup *cgroup_from_token(const char *tok)
 }
 
 /*
- * cgroup_parse - resolve every word of @buf into @out (referenced).
+ * cgroup_parse - resolve every word of @buf into @out (referenced). A word
+ * that starts with '#' starts a comment, to the end of its line; octal
+ * escapes (\040 for a space) stand for the bytes a path may hold that a
+ * word may not, as reading the file prints them.
  * Return: the number of cgroups, or -errno with no reference held.
  */
 static int cgroup_parse(char *buf, struct cgroup **out, unsigned int max)
@@ -254,6 +258,10 @@ static int cgroup_parse(char *buf, struct cgroup **out, unsigned int max)
 			p++;
 		if (!*p)
 			break;
+		if (*p == '#') {
+			p = strchrnul(p, '\n');
+			continue;
+		}
 		tok = p;
 		while (*p && !isspace(*p)) {
 			/* Control bytes are never part of a path we print. */
@@ -265,6 +273,8 @@ static int cgroup_parse(char *buf, struct cgroup **out, unsigned int max)
 		}
 		if (*p)
 			*p++ = '\0';
+		if (strchr(tok, '\\'))
+			string_unescape_inplace(tok, UNESCAPE_OCTAL);
 		if (strlen(tok) >= PATH_MAX) {
 			err = -EINVAL;
 			goto fail;
@@ -290,11 +300,15 @@ fail:
 	return err;
 }
 
-/* Per open file: which list, and whether O_TRUNC still has to replace it. */
+/*
+ * Per open file: which list, whether O_TRUNC still has to replace it, and
+ * whether a write was tried (then closing does not clear the list).
+ */
 struct trace_cgroup_open {
 	struct trace_array	*tr;
 	int			list;
 	bool			replace;
+	bool			tried;
 };
 
 static struct trace_cgroup_set *cg_list(struct trace_array *tr, int list)
@@ -307,8 +321,8 @@ static struct trace_cgroup_set *cg_list(struct trace_array *tr, int list)
  * cg_publish - make @set list @list of @tr and drop the old one.
  * The caller holds event_mutex; it is released here, also on failure.
  *
- * Return: 0, or -ENOSPC when no instance slot is left for a first rule
- * (@set is then dropped and nothing changes).
+ * Return: 0, or -ENOMEM when the instance's verdict state cannot be made
+ * for a first rule (@set is then dropped and nothing changes).
  */
 static int cg_publish(struct trace_array *tr, int list,
 		      struct trace_cgroup_set *set)
@@ -355,12 +369,12 @@ static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
 		return 0;
 
 	/*
-	 * The first write after an O_TRUNC open replaces the list, later
-	 * ones append; a write that fails changes nothing, and leaves
-	 * nothing for release() to clear either.
+	 * The first write that succeeds after an O_TRUNC open replaces the
+	 * list, later ones append; a write that fails changes nothing, and
+	 * leaves the replace to the next write.
 	 */
 	replace = o->replace;
-	o->replace = false;
+	o->tried = true;
 	if (cnt > TRACE_CGROUP_WRITE_MAX)
 		return -E2BIG;
 	buf = kvmalloc(cnt + 1, GFP_KERNEL);
@@ -423,11 +437,28 @@ static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
 	if (nr)
 		goto out;
 done:
+	o->replace = false;
 	*ppos += cnt;
 	nr = cnt;
 out:
 	kvfree(cgrps);
 	return nr;
+}
+
+/*
+ * cg_show_path - @path as a word that a write reads back: white space,
+ * control bytes and backslashes as octal escapes
+ */
+static void cg_show_path(struct seq_file *m, const char *path)
+{
+	for (; *path; path++) {
+		u8 c = *path;
+
+		if (c <= ' ' || c == '\\' || c == 0x7f)
+			seq_printf(m, "\\%03o", c);
+		else
+			seq_putc(m, c);
+	}
 }
 
 static int trace_cgroup_show(struct seq_file *m, void *v)
@@ -454,17 +485,21 @@ static int trace_cgroup_show(struct seq_file *m, void *v)
 		struct cgroup *cgrp = set->cgrps[i];
 		int len = cgroup_path_ns(cgrp, path, PATH_MAX,
 					 current->nsproxy->cgroup_ns);
+		bool removed = !(cgrp->self.flags & CSS_ONLINE);
 
+		/*
+		 * Removed: it stays listed and matches no task, but nothing
+		 * can name it any more, so it is shown as a comment, which a
+		 * write of the listing leaves out.
+		 */
+		if (removed)
+			seq_printf(m, "# id:%llu ", cgroup_id(cgrp));
 		/* Outside the reader's cgroup namespace, or too long. */
-		if (len < 0 || len >= PATH_MAX) {
-			seq_printf(m, "id:%llu\n", cgroup_id(cgrp));
-			continue;
-		}
-		seq_puts(m, path);
-		/* Removed: it stays listed, and no task can enter it again. */
-		if (!(cgrp->self.flags & CSS_ONLINE))
-			seq_puts(m, " (deleted)");
-		seq_putc(m, '\n');
+		if (len < 0 || len >= PATH_MAX)
+			seq_printf(m, "id:%llu", cgroup_id(cgrp));
+		else
+			cg_show_path(m, path);
+		seq_puts(m, removed ? " (deleted)\n" : "\n");
 	}
 	cgset_put(set);
 	kfree(path);
@@ -502,8 +537,8 @@ static int trace_cgroup_release(struct inode *inode, struct file *filp)
 	struct trace_cgroup_open *o = m->private;
 	struct trace_array *tr = o->tr;
 
-	/* Opened with O_TRUNC and nothing written: the list is cleared. */
-	if (o->replace) {
+	/* Opened with O_TRUNC and no write tried: the list is cleared. */
+	if (o->replace && !o->tried) {
 		mutex_lock(&event_mutex);
 		if (cg_list(tr, o->list))
 			WARN_ON_ONCE(cg_publish(tr, o->list, NULL));

@@ -607,6 +607,7 @@ TEST_F_TIMEOUT(cgf, clone_into_cgroup, 180)
 TEST_F_TIMEOUT(cgf, removed_cgroup, 180)
 {
 	char in[512], want[512], gone[256], name[128];
+	unsigned long long id;
 	pid_t pid;
 
 	snprintf(name, sizeof(name), "%s/gone", self->name_a);
@@ -620,9 +621,12 @@ TEST_F_TIMEOUT(cgf, removed_cgroup, 180)
 		_exit(0);
 	}
 	waitpid(pid, NULL, 0);
+	id = cg_id(gone);
 	ASSERT_EQ(0, rmdir(gone));
 	ASSERT_LT(0, read_list(&self->inst, "set_event_cgroup", self->buf, sizeof(self->buf)));
-	snprintf(want, sizeof(want), "/%s (deleted)\n/%s\n", name, self->name_b);
+	/* Still listed, shown as a comment: nothing can name it any more */
+	snprintf(want, sizeof(want), "# id:%llu /%s (deleted)\n/%s\n", id, name,
+		 self->name_b);
 	EXPECT_STREQ(want, self->buf);
 	/* A new cgroup of the same name is a different cgroup. */
 	ASSERT_EQ(0, cgt_cgroup_create(name, gone, sizeof(gone)));
@@ -640,6 +644,91 @@ TEST_F_TIMEOUT(cgf, removed_cgroup, 180)
 	EXPECT_TRUE(trace_has(&self->inst, "in-b-still-listed"));
 	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", "\n", O_TRUNC));
 	rmdir(gone);
+}
+
+/*
+ * After an O_TRUNC open, the first write that succeeds replaces the list:
+ * a write that fails before it leaves the replace to it, as
+ * set_event_pid, which clears at open, ends with the new list alone.
+ */
+TEST_F_TIMEOUT(cgf, failed_write_keeps_the_replace, 180)
+{
+	char p[512], in[256], want[256];
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < NR_FILES; i++) {
+		snprintf(in, sizeof(in), "/%s", self->name_a);
+		ASSERT_EQ(0, write_list(&self->inst, files[i], in, O_TRUNC));
+		fd = open(cgt_instance_file(&self->inst, files[i], p, sizeof(p)),
+			  O_WRONLY | O_TRUNC);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(-1, write(fd, "/no-such-cgroup-xyz", 19));
+		EXPECT_EQ(ENOENT, errno);
+		/* Nothing changed yet */
+		ASSERT_LT(0, read_list(&self->inst, files[i], self->buf, sizeof(self->buf)));
+		snprintf(want, sizeof(want), "/%s\n", self->name_a);
+		EXPECT_STREQ(want, self->buf);
+		snprintf(in, sizeof(in), "/%s", self->name_b);
+		EXPECT_EQ((ssize_t)strlen(in), write(fd, in, strlen(in)));
+		close(fd);
+		ASSERT_LT(0, read_list(&self->inst, files[i], self->buf, sizeof(self->buf)));
+		snprintf(want, sizeof(want), "/%s\n", self->name_b);
+		EXPECT_STREQ(want, self->buf) TH_LOG("%s", files[i]);
+		ASSERT_EQ(0, write_list(&self->inst, files[i], "\n", O_TRUNC));
+	}
+}
+
+/*
+ * What reading a file prints, written back, gives the same list: paths
+ * with white space or a backslash come escaped, a removed cgroup as a
+ * comment (nothing can name it any more: the list written back leaves it
+ * out). Tools save the files before they change them and restore them.
+ */
+TEST_F_TIMEOUT(cgf, listing_writes_back, 180)
+{
+	char spaced[256], slashed[256], gone[256], name[128], in[1024];
+	char first[4096], *comment_end;
+	pid_t pid;
+
+	snprintf(name, sizeof(name), "%s/two words\tand tab", self->name_a);
+	ASSERT_EQ(0, cgt_cgroup_create(name, spaced, sizeof(spaced)));
+	snprintf(name, sizeof(name), "%s/back\\slash", self->name_a);
+	ASSERT_EQ(0, cgt_cgroup_create(name, slashed, sizeof(slashed)));
+	snprintf(name, sizeof(name), "%s/gone", self->name_a);
+	ASSERT_EQ(0, cgt_cgroup_create(name, gone, sizeof(gone)));
+	snprintf(in, sizeof(in), "id:%llu id:%llu id:%llu", cg_id(gone),
+		 cg_id(spaced), cg_id(slashed));
+	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", in, O_TRUNC));
+	ASSERT_EQ(0, rmdir(gone));
+
+	ASSERT_LT(0, read_list(&self->inst, "set_event_cgroup", first, sizeof(first)));
+	EXPECT_EQ('#', first[0]) TH_LOG("%s", first);
+	EXPECT_NE(NULL, strstr(first, "two\\040words\\011and\\040tab\n"))
+		TH_LOG("%s", first);
+	EXPECT_NE(NULL, strstr(first, "back\\134slash\n")) TH_LOG("%s", first);
+	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", first, O_TRUNC));
+	ASSERT_LT(0, read_list(&self->inst, "set_event_cgroup", self->buf,
+			       sizeof(self->buf)));
+	comment_end = strchr(first, '\n');
+	ASSERT_NE(NULL, comment_end);
+	EXPECT_STREQ(comment_end + 1, self->buf);
+
+	/* The escaped path names the cgroup itself: its task is recorded */
+	pid = fork();
+	if (!pid) {
+		cgt_cgroup_enter(spaced, 0);
+		marker(&self->inst, "in-the-spaced-cgroup");
+		cgt_cgroup_enter(self->cg_b, 0);
+		marker(&self->inst, "in-b-unlisted");
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	EXPECT_TRUE(trace_has(&self->inst, "in-the-spaced-cgroup"));
+	EXPECT_FALSE(trace_has(&self->inst, "in-b-unlisted"));
+	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", "\n", O_TRUNC));
+	rmdir(spaced);
+	rmdir(slashed);
 }
 
 /* Removing an instance with filters set releases them (cgroups removable). */
