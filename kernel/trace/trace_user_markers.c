@@ -10,6 +10,7 @@
  * filtered, disabled, rate_limited, or accepted (then recorded,
  * event_filtered or buffer_dropped). See Documentation/trace/user-markers.rst.
  */
+#include <linux/capability.h>
 #include <linux/prctl.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -26,6 +27,9 @@
 #define UM_BURST_MAX		1000000
 #define UM_RATE_DEFAULT		100000
 #define UM_BURST_DEFAULT	10000
+/* All writers together: ten writers at the default rate */
+#define UM_TOTAL_RATE_DEFAULT	1000000
+#define UM_TOTAL_BURST_DEFAULT	100000
 
 /*
  * Every instance's markers, walked by top-level and prctl writes and by
@@ -88,10 +92,17 @@ static void um_span(struct trace_user_markers *um, struct um_ctx *c,
 		/* Not followed, nothing open: no clock or runtime to read. */
 		if (!followed && (!c->th || (!c->th->depth && !c->th->deep)))
 			return;
-		if (!c->th)
+		/*
+		 * State is made only for a writer the instance records: the
+		 * ones it rejects cannot make it hold memory. A span begun
+		 * while rejected is not tracked; its end comes unmatched.
+		 */
+		if (!c->th && !trace_ctx_user_marker_ignored(um->tr->ctx_filter))
 			c->th = trace_um_thread_get(um);
+		if (!c->th)
+			return;
 		/* With no memory the span is not tracked. */
-		o->depth = c->th ? trace_um_push(c->th, um->tr, r) : 0;
+		o->depth = trace_um_push(c->th, um->tr, r);
 	} else if (c->th || followed) {
 		trace_um_pop(c->th, um->tr, r, o);
 	}
@@ -100,7 +111,8 @@ static void um_span(struct trace_user_markers *um, struct um_ctx *c,
 /* Inline: a call per record cost 12 instructions of 900 under -Os */
 static __always_inline void um_record(struct trace_user_markers *um,
 				      struct um_ctx *c,
-				      const struct um_rec *r, u64 limit)
+				      const struct um_rec *r,
+				      const struct um_limits *lim)
 {
 	struct trace_event_file *file = um->file[r->event];
 	struct um_out o = {
@@ -126,15 +138,15 @@ static __always_inline void um_record(struct trace_user_markers *um,
 		return;
 	}
 
-	if (limit) {
+	if (lim->group || lim->total) {
 		/* A thread with spans keeps its group (no hash walk) */
 		if (!c->g && c->th)
 			c->g = c->th->group;
 		if (!c->g)
-			c->g = trace_um_group_get(um, c->th, limit);
+			c->g = trace_um_group_get(um, c->th, lim);
 		/* This record and the rest of the batch, in one take */
 		if (c->g && !c->tokens) {
-			c->tokens = trace_um_take(um, c->g, limit, c->left + 1);
+			c->tokens = trace_um_take(um, c->g, lim, c->left + 1);
 			if (!c->tokens)
 				return;		/* counted as rate_limited */
 		}
@@ -179,16 +191,19 @@ static void um_deliver_records(struct trace_user_markers *um,
 			       const struct um_rec *recs, int n, bool target)
 {
 	struct um_ctx c = { .th = th, .th_looked = looked, .target = target };
-	u64 limit = READ_ONCE(um->limit);
+	struct um_limits lim = {
+		.group = READ_ONCE(um->limits.group),
+		.total = READ_ONCE(um->limits.total),
+	};
 	int i;
 
 	for (i = 0; i < n; i++) {
 		c.left = n - i - 1;
-		um_record(um, &c, &recs[i], limit);
+		um_record(um, &c, &recs[i], &lim);
 	}
 	/* Records that were filtered out did not use their tokens. */
 	if (c.tokens)
-		trace_um_untake(c.g, limit, c.tokens);
+		trace_um_untake(um, c.g, &lim, c.tokens);
 	if (c.disabled)
 		this_cpu_add(um->stats->disabled, c.disabled);
 }
@@ -378,10 +393,13 @@ static ssize_t um_events_write(struct file *filp, const char __user *ubuf,
 		if (!b)
 			return -ENOMEM;
 	}
-	if (copy_from_user(b->buf, ubuf, cnt))
+	if (copy_from_user(b->buf, ubuf, cnt)) {
 		n = -EFAULT;
-	else
+	} else {
+		/* The parser's loads past its sentinel read defined bytes */
+		memset(b->buf + cnt + 1, 0, UM_SCAN_SLACK - 1);
 		n = um_write_records(tr, b, cnt);
+	}
 	if (b == &uo->batch)
 		clear_bit_unlock(0, &b->busy);
 	else
@@ -407,11 +425,25 @@ static const struct file_operations um_events_fops = {
 	.release	= um_events_release,
 };
 
-static ssize_t um_rate_read(struct file *filp, char __user *ubuf, size_t cnt,
-			    loff_t *ppos)
+/* user_events_rate: each thread group's limit; _total: all writers' */
+static u64 *um_group_limit(struct file *filp)
 {
 	struct trace_array *tr = filp->private_data;
-	u64 limit = READ_ONCE(tr->user_markers->limit);
+
+	return &tr->user_markers->limits.group;
+}
+
+static u64 *um_total_limit(struct file *filp)
+{
+	struct trace_array *tr = filp->private_data;
+
+	return &tr->user_markers->limits.total;
+}
+
+static ssize_t um_rate_read(u64 *limitp, char __user *ubuf, size_t cnt,
+			    loff_t *ppos)
+{
+	u64 limit = READ_ONCE(*limitp);
 	char buf[32];
 	int len;
 
@@ -420,13 +452,15 @@ static ssize_t um_rate_read(struct file *filp, char __user *ubuf, size_t cnt,
 	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
 }
 
-/* "RATE [BURST]": 0 is unlimited; a lone RATE keeps the burst. */
-static ssize_t um_rate_write(struct file *filp, const char __user *ubuf,
-			     size_t cnt, loff_t *ppos)
+/*
+ * "RATE [BURST]": 0 is unlimited; a lone RATE keeps the burst (@dflt_burst
+ * when there was no limit).
+ */
+static ssize_t um_rate_write(u64 *limitp, u64 dflt_burst,
+			     const char __user *ubuf, size_t cnt,
+			     loff_t *ppos)
 {
-	struct trace_array *tr = filp->private_data;
-	struct trace_user_markers *um = tr->user_markers;
-	u64 rate, burst, limit = READ_ONCE(um->limit);
+	u64 rate, burst, limit = READ_ONCE(*limitp);
 	char buf[48], *p, *word;
 	int ret;
 
@@ -444,7 +478,7 @@ static ssize_t um_rate_write(struct file *filp, const char __user *ubuf,
 	ret = kstrtou64(word, 10, &rate);
 	if (ret)
 		return -EINVAL;
-	burst = limit ? limit & U32_MAX : UM_BURST_DEFAULT;
+	burst = limit ? limit & U32_MAX : dflt_burst;
 	if (p) {
 		p = skip_spaces(p);
 		if (kstrtou64(p, 10, &burst))
@@ -454,15 +488,49 @@ static ssize_t um_rate_write(struct file *filp, const char __user *ubuf,
 		return -EINVAL;
 	if (rate && !burst)
 		return -EINVAL;
-	WRITE_ONCE(um->limit, rate ? rate << 32 | burst : 0);
+	WRITE_ONCE(*limitp, rate ? rate << 32 | burst : 0);
 	*ppos += cnt;
 	return cnt;
 }
 
-static const struct file_operations um_rate_fops = {
+static ssize_t um_group_rate_read(struct file *filp, char __user *ubuf,
+				  size_t cnt, loff_t *ppos)
+{
+	return um_rate_read(um_group_limit(filp), ubuf, cnt, ppos);
+}
+
+static ssize_t um_group_rate_write(struct file *filp, const char __user *ubuf,
+				   size_t cnt, loff_t *ppos)
+{
+	return um_rate_write(um_group_limit(filp), UM_BURST_DEFAULT, ubuf, cnt,
+			     ppos);
+}
+
+static ssize_t um_total_rate_read(struct file *filp, char __user *ubuf,
+				  size_t cnt, loff_t *ppos)
+{
+	return um_rate_read(um_total_limit(filp), ubuf, cnt, ppos);
+}
+
+static ssize_t um_total_rate_write(struct file *filp, const char __user *ubuf,
+				   size_t cnt, loff_t *ppos)
+{
+	return um_rate_write(um_total_limit(filp), UM_TOTAL_BURST_DEFAULT, ubuf,
+			     cnt, ppos);
+}
+
+static const struct file_operations um_group_rate_fops = {
 	.open		= tracing_open_generic_tr,
-	.read		= um_rate_read,
-	.write		= um_rate_write,
+	.read		= um_group_rate_read,
+	.write		= um_group_rate_write,
+	.release	= um_release,
+	.llseek		= generic_file_llseek,
+};
+
+static const struct file_operations um_total_rate_fops = {
+	.open		= tracing_open_generic_tr,
+	.read		= um_total_rate_read,
+	.write		= um_total_rate_write,
 	.release	= um_release,
 	.llseek		= generic_file_llseek,
 };
@@ -569,8 +637,10 @@ static const u8 um_prctl_kinds[] = {
  * @arg5: must be 0
  *
  * The record reaches the instances that set options/user_events_prctl.
+ * The caller needs CAP_PERFMON (or CAP_SYS_ADMIN), as for perf's events:
+ * a marker can push others' events out of an instance's buffer.
  *
- * Return: 0, -EINVAL, -EFAULT or -ENAMETOOLONG.
+ * Return: 0, -EINVAL, -EPERM, -EFAULT or -ENAMETOOLONG.
  */
 int trace_user_marker_prctl(unsigned long kind, unsigned long uname,
 			    unsigned long value, unsigned long arg5)
@@ -588,6 +658,8 @@ int trace_user_marker_prctl(unsigned long kind, unsigned long uname,
 	/* Unused arguments must be 0, as prctl options want them */
 	if (r.event != UM_COUNTER && value)
 		return -EINVAL;
+	if (!perfmon_capable())
+		return -EPERM;
 	if (r.event == UM_END && !uname) {
 		r.name = NULL;
 	} else {
@@ -683,37 +755,44 @@ int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 		return -ENOMEM;
 	}
 	um->tr = tr;
-	um->limit = (u64)UM_RATE_DEFAULT << 32 | UM_BURST_DEFAULT;
+	um->limits.group = (u64)UM_RATE_DEFAULT << 32 | UM_BURST_DEFAULT;
+	um->limits.total = (u64)UM_TOTAL_RATE_DEFAULT << 32 |
+			   UM_TOTAL_BURST_DEFAULT;
+	trace_um_bucket_init(&um->total, um->limits.total);
 	raw_spin_lock_init(&um->lock);
-	for (i = 0; i < UM_NR_EVENTS; i++) {
-		um->file[i] = __find_event_file(tr, UM_SYSTEM,
-						trace_um_event_names[i]);
-		if (!um->file[i]) {
-			free_percpu(um->stats);
-			kfree(um);
-			return -ENOMEM;
-		}
-	}
 	/*
-	 * The registered events are kept under event_mutex. An instance is
-	 * made with it held; the top level is not, and its events may be on
-	 * already (trace_event= on the command line).
+	 * The instance's event files, and the registered events, are read
+	 * under event_mutex. An instance is made with it held; the top level
+	 * is not, and its events may be on already (trace_event= on the
+	 * command line).
 	 */
 	global = tr->flags & TRACE_ARRAY_FL_GLOBAL;
 	if (global)
 		mutex_lock(&event_mutex);
 	lockdep_assert_held(&event_mutex);
 	for (i = 0; i < UM_NR_EVENTS; i++) {
+		um->file[i] = __find_event_file(tr, UM_SYSTEM,
+						trace_um_event_names[i]);
+		if (!um->file[i])
+			break;
 		if (um->file[i]->flags & EVENT_FILE_FL_ENABLED)
 			um->registered |= BIT(i);
 	}
-	tr->user_markers = um;
+	if (i == UM_NR_EVENTS)
+		tr->user_markers = um;
 	if (global)
 		mutex_unlock(&event_mutex);
+	if (i < UM_NR_EVENTS) {
+		free_percpu(um->stats);
+		kfree(um);
+		return -ENOMEM;
+	}
 
 	trace_create_file("user_events", 0220, parent, tr, &um_events_fops);
 	trace_create_file("user_events_rate", TRACE_MODE_WRITE, parent, tr,
-			  &um_rate_fops);
+			  &um_group_rate_fops);
+	trace_create_file("user_events_rate_total", TRACE_MODE_WRITE, parent,
+			  tr, &um_total_rate_fops);
 	trace_create_file("user_events_stats", TRACE_MODE_READ, parent, tr,
 			  &um_stats_fops);
 	if (tr->options)

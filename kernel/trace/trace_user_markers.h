@@ -139,18 +139,34 @@ struct um_thread {
 };
 
 /*
- * Rate limit state of one thread group in one instance. The lock is raw:
- * the exit probe takes it with preemption disabled. Tokens are taken by
- * compare-and-exchange, also under the lock, which orders the refills.
+ * A token bucket: RATE records per second, BURST at most, one token being
+ * NSEC_PER_SEC, refilled by the jiffies elapsed. Tokens are taken by
+ * compare-and-exchange; refills take the raw lock (the exit probe takes
+ * it with preemption disabled), which also orders them.
+ */
+struct um_bucket {
+	raw_spinlock_t		lock;		/* refills, and @last */
+	atomic64_t		tokens;
+	unsigned long		last;		/* jiffies of the last refill */
+};
+
+/*
+ * Rate limit state of one thread group in one instance: its bucket, and
+ * the records dropped by it or by the instance's total, not yet reported
+ * (under bucket.lock).
  */
 struct um_group {
 	struct hlist_node	node;
 	struct rcu_head		rcu;
 	struct signal_struct	*sig;
-	raw_spinlock_t		lock;		/* refills, last, pending */
-	atomic64_t		tokens;		/* NSEC_PER_SEC per record */
-	unsigned long		last;		/* jiffies of the last refill */
-	u64			pending;	/* dropped, not yet reported */
+	struct um_bucket	bucket;
+	u64			pending;
+};
+
+/* The limits a write applies: rate << 32 | burst, 0 for none */
+struct um_limits {
+	u64	group;		/* each thread group: user_events_rate */
+	u64	total;		/* all writers together: user_events_rate_total */
 };
 
 /* Per-CPU counts; user_events_stats adds them up. */
@@ -170,7 +186,8 @@ struct trace_user_markers {
 	struct trace_array		*tr;
 	struct list_head		list;	/* on um_instances */
 	struct trace_event_file		*file[UM_NR_EVENTS];
-	u64				limit;	/* rate << 32 | burst, 0: none */
+	struct um_limits		limits;
+	struct um_bucket		total;	/* all writers' records */
 	/*
 	 * BIT(event) from its file's TRACE_REG_REGISTER to its UNREGISTER,
 	 * under event_mutex: a superset of the files enabled, one load.
@@ -206,10 +223,15 @@ struct um_thread *trace_um_thread_find(struct trace_user_markers *um,
 				       struct task_struct *task);
 struct um_thread *trace_um_thread_get(struct trace_user_markers *um);
 struct um_group *trace_um_group_get(struct trace_user_markers *um,
-				    struct um_thread *th, u64 limit);
-u32 trace_um_take_locked(struct trace_user_markers *um, struct um_group *g,
-			 u64 limit, u32 want);
-void trace_um_untake(struct um_group *g, u64 limit, u32 unused);
+				    struct um_thread *th,
+				    const struct um_limits *lim);
+void trace_um_bucket_init(struct um_bucket *b, u64 limit);
+u32 trace_um_bucket_take_locked(struct um_bucket *b, u64 limit, u32 want);
+void trace_um_bucket_untake(struct um_bucket *b, u64 limit, u32 unused);
+u32 trace_um_take_end(struct trace_user_markers *um, struct um_group *g,
+		      u32 granted);
+void trace_um_untake(struct trace_user_markers *um, struct um_group *g,
+		     const struct um_limits *lim, u32 unused);
 u32 trace_um_push(struct um_thread *th, struct trace_array *tr,
 		  const struct um_rec *r);
 void trace_um_pop(struct um_thread *th, struct trace_array *tr,
@@ -218,37 +240,57 @@ void trace_um_state_free(struct trace_user_markers *um);
 void trace_um_state_exit(struct trace_user_markers *um,
 			 struct task_struct *task, bool group_dead);
 
+/*
+ * um_bucket_take - take up to @want tokens from @b (rate << 32 | burst
+ * @limit). Within the jiffy of the last refill, with all @want tokens
+ * there, that is one compare-and-exchange, inline; refills, partial
+ * grants and a burst lowered below the tokens held take the lock.
+ */
+static __always_inline u32 um_bucket_take(struct um_bucket *b, u64 limit,
+					  u32 want)
+{
+	s64 old = atomic64_read(&b->tokens), need = (s64)want * NSEC_PER_SEC;
+	s64 cap = (s64)(limit & U32_MAX) * NSEC_PER_SEC;
+
+	if (likely(!time_after(jiffies, READ_ONCE(b->last)) &&
+		   old >= need && old <= cap) &&
+	    atomic64_try_cmpxchg(&b->tokens, &old, old - need))
+		return want;
+	return trace_um_bucket_take_locked(b, limit, want);
+}
+
 /**
  * trace_um_take - take rate tokens for a batch of records
  * @um: the instance's markers
  * @g: the writer's group
- * @limit: rate << 32 | burst
+ * @lim: the limits of the write
  * @want: records in the batch still to deliver
  *
- * Token bucket: RATE records per second, BURST at most, one token being
- * NSEC_PER_SEC, refilled by the jiffies elapsed. A batch takes its tokens
- * at once. Within the jiffy of the last refill, with no drop pending and
- * all @want tokens there, that is one compare-and-exchange, inline. The
- * rest (refills, partial grants, drops, reporting drops) takes the
- * group's lock, in trace_um_take_locked(). Both change the tokens only by
- * compare-and-exchange, so neither loses the other's update.
+ * A batch takes its tokens at once, from its group's bucket and then from
+ * the instance's total, so that neither forking nor threads add to what
+ * the instance takes in all. A record that gets no token is dropped,
+ * counted as rate_limited and reported by a lost event before the
+ * group's next record that gets one (trace_um_take_end()).
  *
  * Return: the tokens given, at most @want.
  */
 static __always_inline u32 trace_um_take(struct trace_user_markers *um,
-					 struct um_group *g, u64 limit,
-					 u32 want)
+					 struct um_group *g,
+					 const struct um_limits *lim, u32 want)
 {
-	s64 old = atomic64_read(&g->tokens), need = (s64)want * NSEC_PER_SEC;
-	s64 cap = (s64)(limit & U32_MAX) * NSEC_PER_SEC;
-	bool fast = !time_after(jiffies, READ_ONCE(g->last)) &&
-		    !READ_ONCE(g->pending);
+	u32 n = want, t;
 
-	/* Over a lowered burst: the locked path caps it first */
-	if (likely(fast && old >= need && old <= cap) &&
-	    atomic64_try_cmpxchg(&g->tokens, &old, old - need))
-		return want;
-	return trace_um_take_locked(um, g, limit, want);
+	if (lim->group)
+		n = um_bucket_take(&g->bucket, lim->group, n);
+	if (n && lim->total) {
+		t = um_bucket_take(&um->total, lim->total, n);
+		if (t < n && lim->group)
+			trace_um_bucket_untake(&g->bucket, lim->group, n - t);
+		n = t;
+	}
+	if (unlikely(!n || READ_ONCE(g->pending)))
+		return trace_um_take_end(um, g, n);
+	return n;
 }
 
 #endif /* _TRACE_USER_MARKERS_H */

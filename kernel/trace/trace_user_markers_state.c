@@ -90,10 +90,22 @@ static struct um_group *um_group_find(struct trace_user_markers *um,
 }
 
 /**
+ * trace_um_bucket_init - a full bucket
+ * @b: the bucket
+ * @limit: rate << 32 | burst
+ */
+void trace_um_bucket_init(struct um_bucket *b, u64 limit)
+{
+	raw_spin_lock_init(&b->lock);
+	atomic64_set(&b->tokens, (limit & U32_MAX) * NSEC_PER_SEC);
+	b->last = jiffies;
+}
+
+/**
  * trace_um_group_get - current's thread group rate limit in an instance
  * @um: the instance's markers
  * @th: current's span state in @um, or NULL if it has none
- * @limit: the instance's rate << 32 | burst
+ * @lim: the instance's limits
  *
  * A new group starts with a full bucket. The group is kept in @th, so
  * that a thread with spans finds it there without a hash walk: a group
@@ -103,7 +115,8 @@ static struct um_group *um_group_find(struct trace_user_markers *um,
  * Return: the state, or NULL without memory.
  */
 struct um_group *trace_um_group_get(struct trace_user_markers *um,
-				    struct um_thread *th, u64 limit)
+				    struct um_thread *th,
+				    const struct um_limits *lim)
 {
 	struct signal_struct *sig = current->signal;
 	struct um_group *g, *other;
@@ -116,9 +129,7 @@ struct um_group *trace_um_group_get(struct trace_user_markers *um,
 	if (!g)
 		return NULL;
 	g->sig = sig;
-	raw_spin_lock_init(&g->lock);
-	atomic64_set(&g->tokens, (limit & U32_MAX) * NSEC_PER_SEC);
-	g->last = jiffies;
+	trace_um_bucket_init(&g->bucket, lim->group);
 
 	/* Two threads of the group may race to create it: one wins. */
 	raw_spin_lock_irqsave(&um->lock, flags);
@@ -145,17 +156,59 @@ found:
  * @want whole tokens. A compare-and-exchange, so that takers outside the
  * lock and the one refilling under it lose no update of each other's.
  */
-static u32 um_take_tokens(struct um_group *g, u64 cap, u64 add, u32 want)
+static u32 um_take_tokens(struct um_bucket *b, u64 cap, u64 add, u32 want)
 {
-	s64 old = atomic64_read(&g->tokens), new;
+	s64 old = atomic64_read(&b->tokens), new;
 	u32 granted;
 
 	do {
 		new = min_t(u64, cap, old + add);
 		granted = min_t(u64, want, div_u64(new, NSEC_PER_SEC));
 		new -= (u64)granted * NSEC_PER_SEC;
-	} while (!atomic64_try_cmpxchg(&g->tokens, &old, new));
+	} while (!atomic64_try_cmpxchg(&b->tokens, &old, new));
 	return granted;
+}
+
+/**
+ * trace_um_bucket_take_locked - um_bucket_take() when its fast path cannot
+ * @b: the bucket
+ * @limit: rate << 32 | burst
+ * @want: tokens wanted
+ *
+ * Refills the bucket by the jiffies elapsed (the jiffy of the last refill
+ * is written only under the lock), caps it at the burst, and takes what
+ * it can of @want.
+ *
+ * Return: the tokens given, at most @want.
+ */
+u32 trace_um_bucket_take_locked(struct um_bucket *b, u64 limit, u32 want)
+{
+	u64 rate = limit >> 32, cap = (limit & U32_MAX) * NSEC_PER_SEC;
+	unsigned long now = jiffies, flags;
+	u64 elapsed;
+	u32 granted;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	elapsed = time_after(now, b->last) ? jiffies_to_nsecs(now - b->last) : 0;
+	if (elapsed)
+		WRITE_ONCE(b->last, now);
+	/* rate <= 10^7: the product cannot overflow below 900 s */
+	granted = um_take_tokens(b, cap, elapsed > 900 * NSEC_PER_SEC ?
+				 cap : elapsed * rate, want);
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return granted;
+}
+
+/**
+ * trace_um_bucket_untake - give back tokens that were not used
+ * @b: the bucket
+ * @limit: rate << 32 | burst
+ * @unused: tokens to give back
+ */
+void trace_um_bucket_untake(struct um_bucket *b, u64 limit, u32 unused)
+{
+	um_take_tokens(b, (limit & U32_MAX) * NSEC_PER_SEC,
+		       (u64)unused * NSEC_PER_SEC, 0);
 }
 
 /*
@@ -169,42 +222,32 @@ static void um_report_lost(struct trace_user_markers *um, struct um_group *g,
 
 	if (trace_um_emit_lost(um, lost))
 		return;
-	raw_spin_lock_irqsave(&g->lock, flags);
+	raw_spin_lock_irqsave(&g->bucket.lock, flags);
 	WRITE_ONCE(g->pending, g->pending + lost);
-	raw_spin_unlock_irqrestore(&g->lock, flags);
+	raw_spin_unlock_irqrestore(&g->bucket.lock, flags);
 }
 
 /**
- * trace_um_take_locked - trace_um_take() when its fast path cannot
+ * trace_um_take_end - a take that dropped a record or has drops to report
  * @um: the instance's markers
  * @g: the writer's group
- * @limit: rate << 32 | burst
- * @want: records in the batch still to deliver
+ * @granted: the tokens the take got
  *
- * Refills the bucket by the jiffies elapsed (the jiffy of the last refill
- * is written only under the lock) and caps it at the burst. With tokens
- * given, the group's drops not yet reported are reported by a lost event,
- * before the record that asked. With none, that record is dropped: it is
- * counted as rate_limited and as pending under the lock that the report
- * takes, so that user_events_stats never sees a report before its drop.
+ * With no token, the record that asked is dropped: it is counted as
+ * rate_limited and as pending under the lock that the report takes, so
+ * that user_events_stats never sees a report before its drop. With
+ * tokens, the group's drops not yet reported are reported by a lost
+ * event, before the record that asked.
  *
- * Return: the tokens given, at most @want.
+ * Return: @granted.
  */
-u32 trace_um_take_locked(struct trace_user_markers *um, struct um_group *g,
-			 u64 limit, u32 want)
+u32 trace_um_take_end(struct trace_user_markers *um, struct um_group *g,
+		      u32 granted)
 {
-	u64 rate = limit >> 32, cap = (limit & U32_MAX) * NSEC_PER_SEC;
-	unsigned long now = jiffies, flags;
-	u64 elapsed, lost = 0;
-	u32 granted;
+	unsigned long flags;
+	u64 lost = 0;
 
-	raw_spin_lock_irqsave(&g->lock, flags);
-	elapsed = time_after(now, g->last) ? jiffies_to_nsecs(now - g->last) : 0;
-	if (elapsed)
-		WRITE_ONCE(g->last, now);
-	/* rate <= 10^7: the product cannot overflow below 900 s */
-	granted = um_take_tokens(g, cap, elapsed > 900 * NSEC_PER_SEC ?
-				 cap : elapsed * rate, want);
+	raw_spin_lock_irqsave(&g->bucket.lock, flags);
 	if (granted) {
 		lost = g->pending;
 		WRITE_ONCE(g->pending, 0);
@@ -212,22 +255,26 @@ u32 trace_um_take_locked(struct trace_user_markers *um, struct um_group *g,
 		WRITE_ONCE(g->pending, g->pending + 1);
 		this_cpu_inc(um->stats->rate_limited);
 	}
-	raw_spin_unlock_irqrestore(&g->lock, flags);
+	raw_spin_unlock_irqrestore(&g->bucket.lock, flags);
 	if (lost)
 		um_report_lost(um, g, lost);
 	return granted;
 }
 
 /**
- * trace_um_untake - give back tokens a batch took and did not use
- * @g: the group
- * @limit: rate << 32 | burst
+ * trace_um_untake - give back the tokens a batch took and did not use
+ * @um: the instance's markers
+ * @g: the writer's group
+ * @lim: the limits the batch took them under
  * @unused: tokens to give back
  */
-void trace_um_untake(struct um_group *g, u64 limit, u32 unused)
+void trace_um_untake(struct trace_user_markers *um, struct um_group *g,
+		     const struct um_limits *lim, u32 unused)
 {
-	um_take_tokens(g, (limit & U32_MAX) * NSEC_PER_SEC,
-		       (u64)unused * NSEC_PER_SEC, 0);
+	if (lim->group)
+		trace_um_bucket_untake(&g->bucket, lim->group, unused);
+	if (lim->total)
+		trace_um_bucket_untake(&um->total, lim->total, unused);
 }
 
 /**
@@ -366,10 +413,10 @@ static void um_group_exit(struct trace_user_markers *um,
 	if (!mine)
 		return;
 
-	raw_spin_lock_irqsave(&g->lock, flags);
+	raw_spin_lock_irqsave(&g->bucket.lock, flags);
 	lost = g->pending;
 	WRITE_ONCE(g->pending, 0);
-	raw_spin_unlock_irqrestore(&g->lock, flags);
+	raw_spin_unlock_irqrestore(&g->bucket.lock, flags);
 	/*
 	 * Report what is pending. If that fails, the drops stay counted in
 	 * rate_limited and are never reported: lost_pending keeps them.

@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1122,6 +1123,185 @@ TEST_F_TIMEOUT(um, instance_removal_with_writers, 300)
 	EXPECT_LT(0, w.writes);
 	trace_of(&self->inst, self->trace);
 	EXPECT_LT(0, count_of(self->trace, "churn"));
+}
+
+/* Kernel memory no reclaim gives back, in KiB (/proc/meminfo) */
+static long long unreclaimable_kib(void)
+{
+	char buf[4096], *p;
+
+	if (cgt_read_file("/proc/meminfo", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "SUnreclaim:");
+	return p ? atoll(p + 11) : -1;
+}
+
+#define REJECTED_THREADS	10000
+
+struct rejected_arg {
+	struct cgt_instance	*inst;
+	pthread_barrier_t	*ready, *written, *done;
+	atomic_int		errors;
+};
+
+static void *begin_and_wait(void *p)
+{
+	struct rejected_arg *a = p;
+
+	pthread_barrier_wait(a->ready);
+	if (um_write(a->inst, "B|1|rejected-span\n"))
+		atomic_fetch_add(&a->errors, 1);
+	pthread_barrier_wait(a->written);
+	pthread_barrier_wait(a->done);
+	return NULL;
+}
+
+/*
+ * A task the instance does not record cannot make it hold memory: 10,000
+ * threads outside the instance's cgroups each begin a span and stay
+ * alive; the instance keeps no span state for any of them, and the
+ * kernel's unreclaimable memory does not grow by their spans (a span
+ * state is about 1.8 KiB: 10,000 of them would be about 18 MiB).
+ */
+TEST_F_TIMEOUT(um, rejected_threads_hold_no_span_state, 600)
+{
+	static pthread_t t[REJECTED_THREADS];
+	pthread_barrier_t ready, written, done;
+	struct rejected_arg a = { &self->inst, &ready, &written, &done };
+	char cg[256], name[64], list[96], pid_max[32] = "";
+	long long before, after;
+	pthread_attr_t attr;
+	int i, n = 0;
+
+	/* Room for the threads: small kernels start with 4096 pids */
+	if (cgt_read_file("/proc/sys/kernel/pid_max", pid_max, sizeof(pid_max)) > 0 &&
+	    atoi(pid_max) < 2 * REJECTED_THREADS)
+		ASSERT_EQ(0, cgt_write_file("/proc/sys/kernel/pid_max", "32768"));
+
+	snprintf(name, sizeof(name), "um-rejected-%d", getpid());
+	ASSERT_EQ(0, cgt_cgroup_create(name, cg, sizeof(cg)));
+	snprintf(list, sizeof(list), "/%s", name);
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "set_event_cgroup", list));
+	ASSERT_EQ(0, pthread_barrier_init(&ready, NULL, REJECTED_THREADS + 1));
+	ASSERT_EQ(0, pthread_barrier_init(&written, NULL, REJECTED_THREADS + 1));
+	ASSERT_EQ(0, pthread_barrier_init(&done, NULL, REJECTED_THREADS + 1));
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setstacksize(&attr, 64 * 1024));
+
+	for (n = 0; n < REJECTED_THREADS; n++) {
+		if (pthread_create(&t[n], &attr, begin_and_wait, &a))
+			break;
+	}
+	ASSERT_EQ(REJECTED_THREADS, n) {
+		/* Let the ones made go: the barriers wait for all */
+		for (i = 0; i < n; i++)
+			pthread_cancel(t[i]);
+	}
+	/* All there, none has written yet */
+	before = unreclaimable_kib();
+	pthread_barrier_wait(&ready);
+	pthread_barrier_wait(&written);
+	after = unreclaimable_kib();
+	EXPECT_EQ(0, atomic_load(&a.errors));
+	EXPECT_EQ(0, stat_of(&self->inst, "span_states"));
+	EXPECT_EQ(REJECTED_THREADS, stat_of(&self->inst, "filtered"));
+	pthread_barrier_wait(&done);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	/*
+	 * The threads' own memory (tasks, stacks) was there before the
+	 * writes: what the writes added stays under 2 MiB of the 18 MiB
+	 * that span states would take.
+	 */
+	TH_LOG("SUnreclaim %lld KiB before the writes, %lld after", before,
+	       after);
+	ASSERT_LE(0, before);
+	EXPECT_GT(2048, after - before);
+	cgt_instance_write(&self->inst, "set_event_cgroup", "");
+	rmdir(cg);
+	pthread_attr_destroy(&attr);
+	if (atoi(pid_max) < 2 * REJECTED_THREADS)
+		cgt_write_file("/proc/sys/kernel/pid_max", pid_max);
+}
+
+#define FORKED_WRITERS	64
+#define FORKED_RECORDS	300
+
+/*
+ * Forking does not multiply what an instance takes: 64 processes, each
+ * under the per-process limit, share the instance's total, so that what
+ * is recorded stays within the total's burst and rate over the time the
+ * writers ran, and every record is counted as recorded or rate_limited.
+ */
+TEST_F_TIMEOUT(um, forked_writers_share_the_instance_budget, 300)
+{
+	long long rate = 100, burst = 200, recorded, limited, budget;
+	struct timespec t0, t1;
+	char limit[32];
+	pid_t pid[FORKED_WRITERS];
+	double secs;
+	int i, j, status, failed = 0;
+
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "1000 100"));
+	snprintf(limit, sizeof(limit), "%lld %lld", rate, burst);
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate_total", limit));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < FORKED_WRITERS; i++) {
+		pid[i] = fork();
+		if (!pid[i]) {
+			for (j = 0; j < FORKED_RECORDS; j++)
+				if (um_write(&self->inst, "I|1|forked\n"))
+					_exit(1);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < FORKED_WRITERS; i++) {
+		waitpid(pid[i], &status, 0);
+		failed += !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	EXPECT_EQ(0, failed);
+	recorded = stat_of(&self->inst, "recorded");
+	limited = stat_of(&self->inst, "rate_limited");
+	/* A refill is by whole jiffies: one more jiffy's worth of slack */
+	budget = burst + (long long)(rate * (secs + 0.1)) + 1;
+	TH_LOG("%lld recorded, %lld rate_limited in %.2f s; total budget %lld",
+	       recorded, limited, secs, budget);
+	EXPECT_EQ(FORKED_WRITERS * FORKED_RECORDS, recorded + limited);
+	EXPECT_GE(budget, recorded);
+	/* Each process alone would have been let through its own burst */
+	EXPECT_LT(recorded, FORKED_WRITERS * 100);
+	EXPECT_EQ(limited, stat_of(&self->inst, "lost_reported") +
+			   stat_of(&self->inst, "lost_pending"));
+}
+
+/*
+ * prctl(PR_TRACE_USER_MARKER) needs CAP_PERFMON: a process without it
+ * gets EPERM and records nothing, even where an instance opted in.
+ */
+TEST_F_TIMEOUT(um, prctl_needs_perfmon, 120)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/user_events_prctl", "1"));
+	pid = fork();
+	if (!pid) {
+		/* nobody, no capabilities left */
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(2);
+		if (um_prctl(PR_TRACE_MARKER_INSTANT, "unprivileged", 0, 0) != -1)
+			_exit(3);
+		_exit(errno == EPERM ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, stat_of(&self->inst, "recorded"));
+	/* The privileged caller is served */
+	EXPECT_EQ(0, um_prctl(PR_TRACE_MARKER_INSTANT, "privileged", 0, 0));
+	EXPECT_EQ(1, stat_of(&self->inst, "recorded"));
 }
 
 TEST_HARNESS_MAIN
