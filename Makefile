@@ -121,7 +121,9 @@ CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
 CHECK_PARTS := selftests vm-run checkpatch series-check mutants tools multihost cost-check \
-	$(patsubst %,selftests-%,$(CHECK_KVERS)) nofilter deb
+	upstream-suites $(patsubst %,selftests-%,$(CHECK_KVERS)) \
+	$(patsubst %,upstream-suites-%,$(CHECK_KVERS)) \
+	nofilter deb
 ifneq ($(KVER),6.1)
 check: check-kver
 else
@@ -167,6 +169,10 @@ part-cost-check: build-cgtrace build-vanilla
 	-@scripts/check-part --single cost-check -- scripts/cost-check
 part-multihost: build-cgtrace
 	-@scripts/check-part --single multihost -- selftests/tools/multihost
+# Upstream's tests of what the hooks touch, on the patched production
+# kernel, against the committed results of vanilla (scripts/upstream-suites)
+part-upstream-suites: build-cgtrace
+	-@scripts/check-part upstream-suites -- scripts/upstream-suites
 part-nofilter: build-nofilter
 	-@scripts/check-part nofilter -- scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
 # the last build: the package's (bindeb-pkg of the cgtrace tree)
@@ -180,6 +186,8 @@ build-cgtrace-$(1): | build-vanilla
 	+@KVER=$(1) scripts/kernel-build cgtrace
 part-selftests-$(1): build-cgtrace-$(1)
 	-@KVER=$(1) scripts/check-part selftests-$(1) -- scripts/vm-run --timeout 2400 -- scripts/run-selftests
+part-upstream-suites-$(1): build-cgtrace-$(1)
+	-@KVER=$(1) scripts/check-part upstream-suites-$(1) -- scripts/upstream-suites
 endef
 $(foreach v,$(CHECK_KVERS),$(eval $(call check_kver_rules,$(v))))
 
@@ -216,6 +224,19 @@ mutants: source selftests tools
 
 check-upstream: kernel kernel-vanilla
 	scripts/check-upstream
+
+# upstream-suites: upstream's kselftests (timers, cgroup, prctl, sched,
+# proc; user_events on 6.12) and ftracetest cases of what the hooks touch,
+# patched against vanilla (make check runs it against the committed
+# vanilla results). upstream-suites-baseline: run them on vanilla and
+# write selftests/upstream/vanilla-KVER.results, to commit when the
+# suites, the vanilla kernel or its config change.
+.PHONY: upstream-suites upstream-suites-baseline
+upstream-suites: kernel
+	scripts/upstream-suites
+
+upstream-suites-baseline: kernel-vanilla
+	scripts/upstream-suites --baseline
 
 .PHONY: bench
 bench: kernel kernel-vanilla
