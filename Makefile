@@ -12,6 +12,9 @@
 # make selftests       build the C kselftests      (build/selftests)
 # make tools           cgtrace, its plugin, toy_gc (build/tools)
 # make tools-multihost two guests, one trace-cmd listen, merged report
+# make tracecmd        libtraceevent, libtracefs, trace-cmd with the project's
+#                      series (patches/libtracefs, patches/trace-cmd): build/tracecmd
+# make tracecmd-install  the same, installed into PREFIX (default /usr/local)
 # make tools-rss       export's peak memory against trace size
 # make series          kernel changes as patches for upstream, every step built
 #                      and checked (build/series/out)
@@ -46,7 +49,7 @@ SELFTESTS := $(patsubst %.c,$(BUILD)/selftests/%,$(notdir $(wildcard $(KTESTS)/*
 all: kernel selftests
 
 help:
-	@sed -n '3,21s/^# //p' Makefile
+	@sed -n '3,24s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -81,6 +84,22 @@ $(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h
 # tools: cgtrace, its trace-cmd plugin and the toy_gc example, into build/tools.
 tools: selftests
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/
+
+# tracecmd: the trace-cmd stack from the pinned upstream sources (the
+# tarballs of shared/vendor, or TRACECMD_SRC=DIR holding git clones of
+# libtraceevent, libtracefs and trace-cmd at the pinned commits) with the
+# project's series applied by git am, into build/tracecmd: usr/bin/trace-cmd
+# and its libraries, and their unit tests. Cached: rebuilt only when the
+# sources, the series or scripts/tracecmd-build change (scripts/tracecmd-build).
+# tracecmd-install: the same built for PREFIX (default /usr/local) and
+# copied there (DESTDIR= to stage), nothing outside it touched.
+.PHONY: tracecmd tracecmd-install
+tracecmd: deps
+	@scripts/tracecmd-build $(if $(TRACECMD_SRC),--src $(TRACECMD_SRC))
+
+tracecmd-install: deps
+	scripts/tracecmd-build $(if $(TRACECMD_SRC),--src $(TRACECMD_SRC)) \
+		--prefix $(or $(PREFIX),/usr/local) --install $(if $(DESTDIR),--destdir $(DESTDIR))
 
 # tools-multihost: two guests (vm-run --net) send their recordings to a
 # trace-cmd listen on this host, in a network namespace of its own; the
