@@ -139,8 +139,8 @@ install:
 CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
-CHECK_PARTS := selftests vm-run checkpatch series-check mutants tools multihost cost-check \
-	$(patsubst %,selftests-%,$(CHECK_KVERS)) nofilter deb
+CHECK_PARTS := selftests vm-run checkpatch series-check mutants tools tracecmd multihost \
+	cost-check tracecmd-vanilla $(patsubst %,selftests-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
 check: check-kver
 else
@@ -154,7 +154,7 @@ endif
 # only make check's parallel run uses these targets. A "+" gives the
 # recipe the job server (a script in it runs make).
 .PHONY: check-parts $(patsubst %,part-%,$(CHECK_PARTS)) build-debug build-cgtrace \
-	build-vanilla build-nofilter $(patsubst %,build-cgtrace-%,$(CHECK_KVERS))
+	build-vanilla build-nofilter $(patsubst %,build-cgtrace-%,$(CHECK_KVERS)) build-tracecmd
 check-parts: $(patsubst %,part-%,$(CHECK_PARTS))
 
 build-debug:
@@ -180,6 +180,17 @@ part-selftests: build-debug
 	-@scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests --kinds tc,c
 part-tools: build-cgtrace
 	-@scripts/check-part tools -- scripts/vm-run --timeout 1800 -- scripts/run-selftests --kinds tools
+# The trace-cmd stack with the project's series (make tracecmd, cached),
+# built once for both parts; each counts the series check, then runs
+# libtracefs's and trace-cmd's unit tests and selftests/tracecmd in a
+# guest with 4 CPUs: on the patched kernel, and on vanilla, where the
+# cgroup cases check that the missing files are reported.
+build-tracecmd:
+	@scripts/tracecmd-build
+part-tracecmd: build-cgtrace build-tracecmd
+	-@scripts/check-part tracecmd -- scripts/tracecmd-check
+part-tracecmd-vanilla: build-vanilla build-tracecmd
+	-@scripts/check-part tracecmd-vanilla -- scripts/tracecmd-check --vanilla
 part-vm-run: build-debug
 	-@scripts/check-part vm-run -- scripts/test-vm-run
 part-cost-check: build-cgtrace build-vanilla
@@ -255,7 +266,7 @@ stress: kernel-debug selftests
 	scripts/vm-run --debug --smp 4 --timeout $$(( $${STRESS_SECONDS:-600} + 900 )) -- \
 		env STRESS_SECONDS=$${STRESS_SECONDS:-600} scripts/stress
 
-demo: kernel tools
+demo: kernel tools tracecmd
 	scripts/vm-run -- scripts/demo
 
 clean:
