@@ -12,6 +12,9 @@
 # make selftests       build the C kselftests      (build/selftests)
 # make tools           cgtrace, its plugin, toy_gc (build/tools)
 # make tools-multihost two guests, one trace-cmd listen, merged report
+# make tracecmd        libtraceevent, libtracefs, trace-cmd with the project's
+#                      series (patches/libtracefs, patches/trace-cmd): build/tracecmd
+# make tracecmd-install  the same, installed into PREFIX (default /usr/local)
 # make tools-rss       export's peak memory against trace size
 # make series          kernel changes as patches for upstream, every step built
 #                      and checked (build/series/out)
@@ -46,7 +49,7 @@ SELFTESTS := $(patsubst %.c,$(BUILD)/selftests/%,$(notdir $(wildcard $(KTESTS)/*
 all: kernel selftests
 
 help:
-	@sed -n '3,21s/^# //p' Makefile
+	@sed -n '3,24s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -81,6 +84,22 @@ $(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h
 # tools: cgtrace, its trace-cmd plugin and the toy_gc example, into build/tools.
 tools: selftests
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/
+
+# tracecmd: the trace-cmd stack from the pinned upstream sources (the
+# tarballs of shared/vendor, or TRACECMD_SRC=DIR holding git clones of
+# libtraceevent, libtracefs and trace-cmd at the pinned commits) with the
+# project's series applied by git am, into build/tracecmd: usr/bin/trace-cmd
+# and its libraries, and their unit tests. Cached: rebuilt only when the
+# sources, the series or scripts/tracecmd-build change (scripts/tracecmd-build).
+# tracecmd-install: the same built for PREFIX (default /usr/local) and
+# copied there (DESTDIR= to stage), nothing outside it touched.
+.PHONY: tracecmd tracecmd-install
+tracecmd: deps
+	@scripts/tracecmd-build $(if $(TRACECMD_SRC),--src $(TRACECMD_SRC))
+
+tracecmd-install: deps
+	scripts/tracecmd-build $(if $(TRACECMD_SRC),--src $(TRACECMD_SRC)) \
+		--prefix $(or $(PREFIX),/usr/local) --install $(if $(DESTDIR),--destdir $(DESTDIR))
 
 # tools-multihost: two guests (vm-run --net) send their recordings to a
 # trace-cmd listen on this host, in a network namespace of its own; the
@@ -120,10 +139,9 @@ install:
 CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
-CHECK_PARTS := selftests vm-run checkpatch series-check mutants tools multihost cost-check \
-	upstream-suites $(patsubst %,selftests-%,$(CHECK_KVERS)) \
-	$(patsubst %,upstream-suites-%,$(CHECK_KVERS)) \
-	nofilter deb
+CHECK_PARTS := selftests vm-run checkpatch series-check mutants tools tracecmd multihost \
+	cost-check upstream-suites tracecmd-vanilla $(patsubst %,selftests-%,$(CHECK_KVERS)) \
+	$(patsubst %,upstream-suites-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
 check: check-kver
 else
@@ -137,7 +155,7 @@ endif
 # only make check's parallel run uses these targets. A "+" gives the
 # recipe the job server (a script in it runs make).
 .PHONY: check-parts $(patsubst %,part-%,$(CHECK_PARTS)) build-debug build-cgtrace \
-	build-vanilla build-nofilter $(patsubst %,build-cgtrace-%,$(CHECK_KVERS))
+	build-vanilla build-nofilter $(patsubst %,build-cgtrace-%,$(CHECK_KVERS)) build-tracecmd
 check-parts: $(patsubst %,part-%,$(CHECK_PARTS))
 
 build-debug:
@@ -163,6 +181,17 @@ part-selftests: build-debug
 	-@scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests --kinds tc,c
 part-tools: build-cgtrace
 	-@scripts/check-part tools -- scripts/vm-run --timeout 1800 -- scripts/run-selftests --kinds tools
+# The trace-cmd stack with the project's series (make tracecmd, cached),
+# built once for both parts; each counts the series check, then runs
+# libtracefs's and trace-cmd's unit tests and selftests/tracecmd in a
+# guest with 4 CPUs: on the patched kernel, and on vanilla, where the
+# cgroup cases check that the missing files are reported.
+build-tracecmd:
+	@scripts/tracecmd-build
+part-tracecmd: build-cgtrace build-tracecmd
+	-@scripts/check-part tracecmd -- scripts/tracecmd-check
+part-tracecmd-vanilla: build-vanilla build-tracecmd
+	-@scripts/check-part tracecmd-vanilla -- scripts/tracecmd-check --vanilla
 part-vm-run: build-debug
 	-@scripts/check-part vm-run -- scripts/test-vm-run
 part-cost-check: build-cgtrace build-vanilla
@@ -257,7 +286,7 @@ stress: kernel-debug selftests
 	scripts/vm-run --debug --smp 4 --timeout $$(( $${STRESS_SECONDS:-600} + 900 )) -- \
 		env STRESS_SECONDS=$${STRESS_SECONDS:-600} scripts/stress
 
-demo: kernel tools
+demo: kernel tools tracecmd
 	scripts/vm-run -- scripts/demo
 
 clean:
