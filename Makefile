@@ -11,6 +11,7 @@
 # make kernel-nofilter patched, cgroup filter off   (build/obj/nofilter)
 # make selftests       build the C kselftests      (build/selftests)
 # make tools           cgtrace, its plugin, toy_gc (build/tools)
+# make tools-deps      install only what make tools needs (Debian packages)
 # make tools-multihost two guests, one trace-cmd listen, merged report
 # make tools-rss       export's peak memory against trace size
 # make series          kernel changes as patches for upstream, every step built
@@ -46,7 +47,7 @@ SELFTESTS := $(patsubst %.c,$(BUILD)/selftests/%,$(notdir $(wildcard $(KTESTS)/*
 all: kernel selftests
 
 help:
-	@sed -n '3,21s/^# //p' Makefile
+	@sed -n '3,22s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -78,9 +79,16 @@ $(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -o $@ $< -lpthread
 
-# tools: cgtrace, its trace-cmd plugin and the toy_gc example, into build/tools.
-tools: selftests
+# tools: cgtrace, its trace-cmd plugin and the toy_gc example, into
+# build/tools. It needs only the tool's own libraries (make tools-deps
+# installs them), no kernel source: "make tools && sudo make install" is
+# what a machine that only uses the tool runs.
+.PHONY: tools-deps
+tools:
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/
+
+tools-deps:
+	@scripts/deps --tools
 
 # tools-multihost: two guests (vm-run --net) send their recordings to a
 # trace-cmd listen on this host, in a network namespace of its own; the
