@@ -9,7 +9,7 @@
 # requires: set_event_cgroup, trace-cmd, bash-completion
 . "$(dirname "$0")/testlib"
 [ -e $T/set_event_cgroup ] || skip "kernel has no set_event_cgroup"
-src=$top/tools/tracing/cgtrace
+src=$SRC
 man=$TOOLS/man
 
 # rst PAGE - a man page's text with its includes

@@ -14,7 +14,7 @@
 [ -e $T/options/user_events_prctl ] || skip "kernel has no prctl marker fallback"
 command -v cc >/dev/null || skip "no C compiler in the guest"
 
-hdr=$top/tools/tracing/cgtrace
+hdr=$SRC
 for std in c99 c11 c17 gnu11; do
 	cc -std=$std -pedantic -Wall -Wextra -Werror -I"$hdr" -o "$work/toy_$std" \
 		"$hdr/examples/toy_gc.c" || fail "toy_gc does not build with -std=$std -pedantic -Werror"
@@ -33,7 +33,7 @@ if command -v c++ >/dev/null; then
 fi
 pass "toy_gc and user_marker.h build as C99, C11, C17, gnu11$cxx; the marker descriptor is close-on-exec"
 
-cc -std=c11 -pedantic -O2 -Wall -I"$top/tools/tracing/cgtrace" -DUM_TRACEFS='"/nonexistent"' \
+cc -std=c11 -pedantic -O2 -Wall -I"$SRC" -DUM_TRACEFS='"/nonexistent"' \
 	-o "$work/um_fallback" "$top/selftests/tools/um_fallback.c" || fail "cannot build um_fallback"
 "$CGTRACE" run -q -o "$work/fb.dat" -- "$work/um_fallback" >"$work/fb.out" ||
 	fail "cgtrace run um_fallback failed"
