@@ -37,6 +37,22 @@ for cmd in record run stat reset report export; do
 	total=$((${total:-0} + n))
 done
 pass "each of the $total long options of the 6 commands is in their --help and man pages"
+# make install puts the man pages and the completion where man and bash
+# look (from the build: "make tools" made them)
+make -s -C "$src" install OUTPUT="$TOOLS/" DESTDIR="$work/inst" PREFIX=/usr \
+	PLUGIN_DIR=/usr/lib/traceevent/plugins >"$work/install.out" 2>&1 ||
+	{ cat "$work/install.out"; fail "make install into $work/inst failed (make tools first)"; }
+for f in bin/cgtrace include/user_marker.h lib/traceevent/plugins/plugin_user_markers.so \
+	share/bash-completion/completions/cgtrace; do
+	[ -f "$work/inst/usr/$f" ] || fail "make install did not install /usr/$f"
+done
+for cmd in "" -record -run -stat -reset -report -export; do
+	[ -f "$work/inst/usr/share/man/man1/cgtrace$cmd.1" ] || fail "make install did not install man cgtrace$cmd"
+done
+MANWIDTH=80 man -l "$work/inst/usr/share/man/man1/cgtrace-record.1" 2>/dev/null |
+	grep -q "^ *cgtrace-record - record the tasks of cgroups into a trace.dat" ||
+	fail "man cgtrace-record does not render"
+pass "make install: the tool, header, plugin, completion and 7 man pages"
 "$CGTRACE" help >"$work/help" && grep -q '^  record  record the tasks of cgroups' "$work/help" ||
 	fail "cgtrace help does not list the commands"
 expect 129 "unknown command 'show': it is \"cgtrace stat\" \(as trace-cmd stat\)" "$CGTRACE" show

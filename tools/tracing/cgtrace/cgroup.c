@@ -81,17 +81,11 @@ static const char *under(const char *path, const char *dir)
 /* join - "a" + "/b" without a doubled or trailing slash (free it) */
 static char *join(const char *a, const char *rest)
 {
-	char *s;
-
 	if (!*rest || !strcmp(rest, "/"))
 		rest = "";
 	if (!strcmp(a, "/") && *rest)
 		a = "";
-	if (asprintf(&s, "%s%s", a, rest) < 0) {
-		err_msg("out of memory");
-		exit(1);
-	}
-	return s;
+	return xasprintf("%s%s", a, rest);
 }
 
 /* cg_path_of_dir - the cgroup path of a directory below the mount (free) */
@@ -161,17 +155,11 @@ void cg_ref_free(struct cg_ref *ref)
 char *cg_kernel_word(const struct cg_ref *ref)
 {
 	const char *p;
-	char *s;
 
 	for (p = ref->path; *p; p++)
 		if (isspace((unsigned char)*p) || iscntrl((unsigned char)*p))
-			break;
-	if (*p ? asprintf(&s, "id:%llu", ref->id) < 0 :
-		 !(s = strdup(ref->path))) {
-		err_msg("out of memory");
-		exit(1);
-	}
-	return s;
+			return xasprintf("id:%llu", ref->id);
+	return xstrdup(ref->path);
 }
 
 /* walk - call fn on every cgroup below dir, depth first */

@@ -412,7 +412,7 @@ void rec_usage_common(FILE *f, bool run)
 "  -e, --event EVENT        an event (sched:sched_switch, sched, user_markers);\n"
 "                           repeatable. Default: the sched switch, wakeup and\n"
 "                           process events, and user_markers when the kernel\n"
-"                           has them\n"
+"                           has them (an -e after a second -B is that buffer's)\n"
 "  -p, --plugin TRACER      a tracer (function, function_graph); with a\n"
 "                           function tracer the set_ftrace_* files filter too\n"
 "      --user USER          run COMMAND as USER (after it joined its cgroup)\n"

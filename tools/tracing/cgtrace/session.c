@@ -423,8 +423,7 @@ static int prepare(struct recorder *r, char *instance_name)
 {
 	struct rec_session *s = r->s;
 
-	/* a kernel without the filters, or bad cgroups, fail before anything
-	 * is made */
+	/* a kernel without the filters, or bad cgroups: before anything is made */
 	if ((s->cgroups.n || s->notrace.n) && tfs_require(NULL, "set_event_cgroup"))
 		return -1;
 	if (resolve_all(&s->cgroups, &r->cgroups, &r->cg_words, s->quiet) ||

@@ -125,7 +125,7 @@ struct tr_pid_cgroup;
 struct tr_source {
 	int			index;
 	const char		*path;
-	char			*host;		/* from the companion buffer, or the file name */
+	char			*host;		/* from the notes, or the file name */
 	struct tracecmd_input	*handle;	/* the file, top-level buffer */
 	struct tep_handle	*tep;
 	struct tep_event	*ev[TR_NR_KINDS];
@@ -150,7 +150,7 @@ struct tr_source {
 	int			nr_adjtimex;
 	int			writer;		/* pid of the notes' writer */
 	long long		maxerror_us, esterror_us;
-	/* pid -> cgroup, from the companion buffer or FILE.cgroups */
+	/* pid -> cgroup, from the notes or FILE.cgroups */
 	struct tr_pid_cgroup	**cgroups;
 	bool			have_cgroups;
 	const char		*cgroups_source;
