@@ -43,6 +43,7 @@ cat >"$work/fake-tc" <<EOF
 #!/bin/sh
 # run the real trace-cmd, then break what it did (FAKE_TC says how)
 [ "\$FAKE_TC" = early ] && { echo "fake-tc: refusing" >&2; exit 1; }
+[ "\$FAKE_TC" = hang ] && exec sleep 60
 out=; prev=
 for a; do [ "\$prev" = -o ] && out=\$a; prev=\$a; done
 "$real" "\$@"; rc=\$?
@@ -68,8 +69,20 @@ grep -q '(the command ran and exited with status 4)' "$work/out" ||
 	{ cat "$work/out"; fail "status: the command's status is not told"; }
 try delete "trace-cmd ended with status 0 but wrote no trace"
 try garbage "trace-cmd wrote a trace that libtracecmd cannot read"
+# a trace-cmd that never starts recording: a Ctrl-C still ends cgtrace
+FAKE_TC=hang CGTRACE_TRACE_CMD=$work/fake-tc "$CGTRACE" run -o "$work/keep.dat" -- true 2>"$work/hang.err" &
+pid=$!
+sleep 2
+kill -INT $pid
+for i in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "SIGINT did not end cgtrace while trace-cmd hung"; }
+wait $pid
+rc=$?
+[ "$rc" = 125 ] && grep -q "fake-tc record ended with status 143 before it recorded anything" "$work/hang.err" ||
+	{ cat "$work/hang.err"; fail "SIGINT while trace-cmd hung: status $rc, not 125 with the reason"; }
+no_leftovers "a hung trace-cmd"
 CGTRACE_TRACE_CMD=$work/no-such-tc expect 125 "cannot run $work/no-such-tc in .*: No such file or directory" \
 	"$CGTRACE" record -G / -o "$work/keep.dat" -- true
 cmp -s "$work/keep.dat" "$work/keep.orig" || fail "a trace-cmd not found changed the older output"
-pass "a trace-cmd that fails early or late, writes nothing or garbage, or is not there: status 125, the older output kept"
+pass "a trace-cmd that fails early or late, writes nothing or garbage, hangs, or is not there: status 125, the older output kept"
 exit 0

@@ -281,9 +281,10 @@ static int wait_trace_cmd(struct recorder *r)
 		read_messages(r);
 		if (r->cmd_ended || pids_gone(r))
 			stop_recording(r);
-		/* a stop before trace-cmd records waits until it does */
-		if (stop_signal && r->started) {
-			if (!r->s->cmd)
+		if (stop_signal) {
+			if (!r->started)	/* trace-cmd records nothing yet */
+				kill(r->tc_pid, SIGTERM);
+			else if (!r->s->cmd)
 				stop_recording(r);
 			else if (stop_by_user && !r->cmd_ended)
 				kill(r->helper, SIGTERM);	/* to COMMAND */
