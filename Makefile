@@ -10,7 +10,9 @@
 # make kernel-vanilla  Debian's 6.1, same config   (build/obj/vanilla)
 # make kernel-nofilter patched, cgroup filter off   (build/obj/nofilter)
 # make selftests       build the C kselftests      (build/selftests)
-# make tools           cgtrace, its plugin, toy_gc (build/tools)
+# make tools           cgtrace, its plugin, man pages, toy_gc (build/tools)
+# make tools-deps      install only what make tools needs (Debian packages)
+# make tools-deb       the tool as a Debian package (build/tools/deb)
 # make tools-multihost two guests, one trace-cmd listen, merged report
 # make tracecmd        libtraceevent, libtracefs, trace-cmd with the project's
 #                      series (patches/libtracefs, patches/trace-cmd): build/tracecmd
@@ -49,7 +51,7 @@ SELFTESTS := $(patsubst %.c,$(BUILD)/selftests/%,$(notdir $(wildcard $(KTESTS)/*
 all: kernel selftests
 
 help:
-	@sed -n '3,24s/^# //p' Makefile
+	@sed -n '3,/^#$$/s/^# //p' Makefile
 
 deps:
 	@scripts/deps
@@ -81,8 +83,13 @@ $(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -o $@ $< -lpthread
 
-# tools: cgtrace, its trace-cmd plugin and the toy_gc example, into build/tools.
-tools: selftests
+# tools: cgtrace, its trace-cmd plugin, man pages, bash completion and the
+# toy_gc example, into build/tools. It needs only the tool's own libraries
+# (make tools-deps installs them), no kernel source: "make tools && sudo
+# make install" is what a machine that only uses the tool runs.
+# tools-deb: the tool as a Debian package (build/tools/deb).
+.PHONY: tools-deps tools-deb
+tools:
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/
 
 # tracecmd: the trace-cmd stack from the pinned upstream sources (the
@@ -101,6 +108,12 @@ tracecmd-install: deps
 	scripts/tracecmd-build $(if $(TRACECMD_SRC),--src $(TRACECMD_SRC)) \
 		--prefix $(or $(PREFIX),/usr/local) --install $(if $(DESTDIR),--destdir $(DESTDIR))
 
+tools-deps:
+	@scripts/deps --tools
+
+tools-deb:
+	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/ deb
+
 # tools-multihost: two guests (vm-run --net) send their recordings to a
 # trace-cmd listen on this host, in a network namespace of its own; the
 # merged report must hold both, in order (root). tools-rss: the export's
@@ -112,9 +125,10 @@ tools-multihost: tools
 tools-rss: tools
 	selftests/tools/export-rss
 
-# install: make install [PREFIX=/usr/local] [PLUGIN_DIR=...] (see
-# tools/tracing/cgtrace/Makefile: the plugin goes to libtraceevent's own
-# plugin directory, which trace-cmd searches by default).
+# install: make install [PREFIX=/usr/local] [DESTDIR=] [PLUGIN_DIR=...]
+# (see tools/tracing/cgtrace/Makefile): cgtrace, its man pages, bash
+# completion and user_marker.h; the plugin goes to libtraceevent's own
+# plugin directory, which trace-cmd searches by default.
 .PHONY: install
 install:
 	@$(MAKE) --no-print-directory -C tools/tracing/cgtrace OUTPUT=$(CURDIR)/$(BUILD)/tools/ install

@@ -1,5 +1,8 @@
 #!/bin/bash
-# description: what user_marker.h and toy_gc promise: without the
+# description: what user_marker.h and toy_gc promise: they build as C99,
+#   C11 and C17 under -pedantic -Werror and as C++, and the header's
+#   descriptor does not leak into programs a marker writer executes
+#   (strict C11 hides O_CLOEXEC: fcntl() marks it there); without the
 #   user_events file, spans go through prctl(PR_TRACE_USER_MARKER) and are
 #   recorded (cgtrace sets options/user_events_prctl), while the async
 #   calls, which the prctl has no kinds for, return -EOPNOTSUPP instead of
@@ -11,7 +14,26 @@
 [ -e $T/options/user_events_prctl ] || skip "kernel has no prctl marker fallback"
 command -v cc >/dev/null || skip "no C compiler in the guest"
 
-cc -O2 -Wall -I"$top/tools/tracing/cgtrace" -DUM_TRACEFS='"/nonexistent"' \
+hdr=$SRC
+for std in c99 c11 c17 gnu11; do
+	cc -std=$std -pedantic -Wall -Wextra -Werror -I"$hdr" -o "$work/toy_$std" \
+		"$hdr/examples/toy_gc.c" || fail "toy_gc does not build with -std=$std -pedantic -Werror"
+	cc -std=$std -pedantic -Wall -Wextra -Werror -I"$hdr" -o "$work/cloexec_$std" \
+		"$top/selftests/tools/um_cloexec.c" || fail "user_marker.h does not build with -std=$std"
+	"$work/cloexec_$std" sh -c 'ls -l /proc/$$/fd' >"$work/fds_$std" ||
+		fail "-std=$std: the marker was not written, or the program not executed"
+	grep -q ' 1 -> ' "$work/fds_$std" || fail "-std=$std: no descriptor list from the executed program"
+	grep -q user_events "$work/fds_$std" &&
+		{ cat "$work/fds_$std"; fail "-std=$std: the executed program has user_events open"; }
+done
+if command -v c++ >/dev/null; then
+	c++ -std=c++11 -Wall -Werror -I"$hdr" -x c++ -c -o "$work/cxx.o" "$top/selftests/tools/um_cloexec.c" ||
+		fail "user_marker.h does not build as C++11"
+	cxx=", C++11"
+fi
+pass "toy_gc and user_marker.h build as C99, C11, C17, gnu11$cxx; the marker descriptor is close-on-exec"
+
+cc -std=c11 -pedantic -O2 -Wall -I"$SRC" -DUM_TRACEFS='"/nonexistent"' \
 	-o "$work/um_fallback" "$top/selftests/tools/um_fallback.c" || fail "cannot build um_fallback"
 "$CGTRACE" run -q -o "$work/fb.dat" -- "$work/um_fallback" >"$work/fb.out" ||
 	fail "cgtrace run um_fallback failed"

@@ -28,7 +28,7 @@ echo /cgt-b >$i/set_event_cgroup
 [ -e $i/set_ftrace_cgroup ] && echo /cgt-b >$i/set_ftrace_cgroup
 [ -e $i/options/user_events_prctl ] && echo 0 >$i/options/user_events_prctl
 "$CGTRACE" record -q -G /cgt-a -X /cgt-a/sub -B cgt_rec -o "$work/a.dat" \
-	-e sched:sched_process_exec --trace-cmd -b 600 -- \
+	-e sched:sched_process_exec -b 600 -- \
 	sh -c "$work/outsidesleep 2; cat $T/instances/cgt_rec/set_event_cgroup >$work/seen
 		cat $T/instances/cgt_rec/set_event_notrace_cgroup >>$work/seen
 		cat $T/instances/cgt_rec/buffer_size_kb >$work/bufsize
@@ -43,8 +43,8 @@ seen=$(cat "$work/seen" | tr '\n' ' ')
 pass "the instance's cgroup files are set while recording"
 # the kernel rounds the size up to whole pages
 awk '{ exit !($1 >= 600 && $1 < 700) }' "$work/bufsize" ||
-	fail "--trace-cmd -b 600 did not reach trace-cmd (buffer_size_kb $(cat "$work/bufsize"))"
-pass "--trace-cmd passes options through"
+	fail "-b 600 did not reach trace-cmd (buffer_size_kb $(cat "$work/bufsize"))"
+pass "trace-cmd's -b passes through"
 report "$work/a.dat" >"$work/a.txt"
 # the cgroup of each task is noted inside the trace, in the companion buffer
 [ ! -e "$work/a.dat.cgroups" ] || fail "a.dat.cgroups written beside the trace"
@@ -80,6 +80,7 @@ if [ -e $i/options/user_events_prctl ]; then
 	[ "$(cat "$work/seen_prctl")" = 1 ] || fail "user_events_prctl was not on while recording"
 	[ "$(cat $i/options/user_events_prctl)" = 0 ] || fail "user_events_prctl left on"
 fi
-ls -d $T/instances/cgtrace-meta-* 2>/dev/null && fail "the companion instance was left behind"
+ls -d $CG/cgtrace-meta-* 2>/dev/null && fail "the notes writer's cgroup was left behind"
+ls -d $T/instances/cgtrace-* 2>/dev/null && fail "an instance cgtrace-PID was made, though -B names one"
 pass "an existing instance is kept, what cgtrace wrote restored, the rest untouched"
 exit 0

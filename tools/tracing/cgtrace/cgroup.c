@@ -2,7 +2,8 @@
 /*
  * cgroup.c - where cgroup2 is mounted (libmount reads mountinfo), and the
  * one resolver for every way a user names a cgroup: a cgroup path, a
- * cgroup2 directory, id:N, a systemd unit, or a container id.
+ * cgroup2 directory, id:N, pid:PID, a systemd unit (libsystemd asks
+ * systemd), or a container id.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 #include <libmount.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-login.h>
 
 #include "cgtrace.h"
 #include "cgroup.h"
@@ -78,17 +81,11 @@ static const char *under(const char *path, const char *dir)
 /* join - "a" + "/b" without a doubled or trailing slash (free it) */
 static char *join(const char *a, const char *rest)
 {
-	char *s;
-
 	if (!*rest || !strcmp(rest, "/"))
 		rest = "";
 	if (!strcmp(a, "/") && *rest)
 		a = "";
-	if (asprintf(&s, "%s%s", a, rest) < 0) {
-		err_msg("out of memory");
-		exit(1);
-	}
-	return s;
+	return xasprintf("%s%s", a, rest);
 }
 
 /* cg_path_of_dir - the cgroup path of a directory below the mount (free) */
@@ -158,17 +155,11 @@ void cg_ref_free(struct cg_ref *ref)
 char *cg_kernel_word(const struct cg_ref *ref)
 {
 	const char *p;
-	char *s;
 
 	for (p = ref->path; *p; p++)
 		if (isspace((unsigned char)*p) || iscntrl((unsigned char)*p))
-			break;
-	if (*p ? asprintf(&s, "id:%llu", ref->id) < 0 :
-		 !(s = strdup(ref->path))) {
-		err_msg("out of memory");
-		exit(1);
-	}
-	return s;
+			return xasprintf("id:%llu", ref->id);
+	return xstrdup(ref->path);
 }
 
 /* walk - call fn on every cgroup below dir, depth first */
@@ -208,9 +199,8 @@ int cg_walk(const char *dir, cg_walk_fn fn, void *data)
 
 /* What a search looks for, and what it found. */
 struct cg_search {
-	const char	*want;		/* a unit name, or a container id prefix */
-	bool		container;
-	unsigned long long id;		/* id:N */
+	const char	*want;		/* a container id prefix */
+	unsigned long long id;		/* or id:N */
 	char		*found[CG_MAX_LISTED];
 	int		nr_found;
 };
@@ -253,11 +243,9 @@ static int search_one(const char *dir, const char *name, void *data)
 
 	if (s->id)
 		match = !stat(dir, &st) && st.st_ino == s->id;
-	else if (s->container)
+	else
 		match = (id = container_id_of(name, &len)) &&
 			!strncmp(id, s->want, strlen(s->want));
-	else
-		match = !strcmp(name, s->want);
 	if (match && s->nr_found < CG_MAX_LISTED)
 		s->found[s->nr_found++] = strdup(dir);
 	else if (match)
@@ -298,81 +286,154 @@ static int search_result(struct cg_search *s, const char *arg,
 	return ret;
 }
 
-static const char * const unit_suffixes[] = {
-	".service", ".scope", ".slice", ".socket", ".mount", ".swap", NULL,
-};
-
-static bool is_unit_name(const char *arg)
+/* unit_interface - the D-Bus interface of a unit type, by its suffix */
+static const char *unit_interface(const char *unit)
 {
-	size_t n = strlen(arg), k;
-	int i;
+	static const char * const types[][2] = {
+		{ ".service", "Service" }, { ".scope", "Scope" },
+		{ ".slice", "Slice" }, { ".socket", "Socket" },
+		{ ".mount", "Mount" }, { ".swap", "Swap" },
+	};
+	static char iface[64];
+	size_t n = strlen(unit), k;
+	unsigned int i;
 
-	if (strchr(arg, '/'))
-		return false;
-	for (i = 0; unit_suffixes[i]; i++) {
-		k = strlen(unit_suffixes[i]);
-		if (n > k && !strcmp(arg + n - k, unit_suffixes[i]))
-			return true;
+	if (strchr(unit, '/'))
+		return NULL;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		k = strlen(types[i][0]);
+		if (n > k && !strcmp(unit + n - k, types[i][0])) {
+			snprintf(iface, sizeof(iface), "org.freedesktop.systemd1.%s",
+				 types[i][1]);
+			return iface;
+		}
 	}
-	return false;
+	return NULL;
 }
 
 /*
- * unit_path - where systemd puts a unit's cgroup by default (free it):
- * a-b.slice is /a.slice/a-b.slice, user@UID.service is in user-UID.slice,
- * every other unit of the system manager is in system.slice.
+ * resolve_unit - a systemd unit's cgroup, as systemd itself says it: the
+ * unit's ControlGroup property, asked of the system manager over D-Bus
  */
-static char *unit_path(const char *unit)
+static int resolve_unit(const char *arg, struct cg_ref *ref)
 {
-	char *path = NULL, *p;
-	size_t n = strlen(unit);
-	const char *dash;
-	unsigned int uid;
-	int len = 0;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *object;
+	char *cgroup = NULL, *dir;
+	sd_bus *bus = NULL;
+	int r, ret = -1;
 
-	if (n > 6 && !strcmp(unit + n - 6, ".slice")) {
-		if (!strcmp(unit, "-.slice"))
-			return strdup("/");
-		/* at most n components of at most n + 7 bytes */
-		path = calloc(n + 1, n + 8);
-		if (!path)
-			return NULL;
-		p = path;
-		for (dash = strchr(unit, '-'); dash; dash = strchr(dash + 1, '-'))
-			p += sprintf(p, "/%.*s.slice", (int)(dash - unit), unit);
-		sprintf(p, "/%s", unit);
-		return path;
+	r = sd_bus_open_system(&bus);
+	if (r < 0) {
+		err_msg("%s: cannot ask systemd for the unit's cgroup (the system bus: %s; is systemd running here?);\n"
+			"         give its cgroup path instead, e.g. -G /system.slice/%s",
+			arg, strerror(-r), arg);
+		goto out;
 	}
-	if (sscanf(unit, "user@%u.service%n", &uid, &len) == 1 &&
-	    (size_t)len == n) {
-		if (asprintf(&path, "/user.slice/user-%u.slice/%s", uid, unit) < 0)
-			return NULL;
-		return path;
+	r = sd_bus_call_method(bus, "org.freedesktop.systemd1",
+			       "/org/freedesktop/systemd1",
+			       "org.freedesktop.systemd1.Manager", "GetUnit",
+			       &error, &reply, "s", arg);
+	if (r < 0) {
+		if (sd_bus_error_has_name(&error, "org.freedesktop.systemd1.NoSuchUnit"))
+			err_msg("%s: systemd has no such unit loaded (systemctl status %s); a unit of a\n"
+				"         user's manager is named by its cgroup path (systemctl --user show -p ControlGroup %s)",
+				arg, arg, arg);
+		else
+			err_msg("%s: cannot ask systemd for the unit: %s; give its cgroup path instead",
+				arg, error.message ? error.message : strerror(-r));
+		goto out;
 	}
-	if (asprintf(&path, "/system.slice/%s", unit) < 0)
+	r = sd_bus_message_read(reply, "o", &object);
+	if (r >= 0)
+		r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1",
+					       object, unit_interface(arg),
+					       "ControlGroup", &error, &cgroup);
+	if (r < 0) {
+		err_msg("%s: systemd did not give the unit's cgroup: %s", arg,
+			error.message ? error.message : strerror(-r));
+		goto out;
+	}
+	if (!*cgroup) {
+		err_msg("%s: the unit has no cgroup now (it is not running: systemctl start %s)",
+			arg, arg);
+		goto out;
+	}
+	dir = dir_of_path(cgroup);
+	ret = dir ? cg_ref_from_dir(dir, ref) : -1;
+	if (ret)
+		err_msg("%s: systemd says its cgroup is %s, which is not below the cgroup2 mount %s",
+			arg, cgroup, cg_mnt.dir);
+	free(dir);
+out:
+	free(cgroup);
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	sd_bus_flush_close_unref(bus);
+	return ret;
+}
+
+/*
+ * cg_path_of_pid - the cgroup2 path of a process (free it), NULL if none.
+ * libsystemd reads it (sd_pid_get_cgroup()) where it finds cgroup2 at
+ * /sys/fs/cgroup; where it does not (ENOMEDIUM: a mount namespace with
+ * cgroup2 elsewhere) it is the "0::" line of /proc/PID/cgroup.
+ */
+char *cg_path_of_pid(pid_t pid)
+{
+	char file[64], line[4096], *path = NULL;
+	FILE *f;
+	int r;
+
+	r = sd_pid_get_cgroup(pid, &path);
+	if (r >= 0)
+		return path;
+	if (r != -ENOMEDIUM) {
+		errno = -r;
 		return NULL;
+	}
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", pid ? pid : getpid());
+	f = fopen(file, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		path = xstrdup(line + 3);
+		break;
+	}
+	if (f)
+		fclose(f);
+	if (!path)
+		errno = ENOENT;
 	return path;
 }
 
-/* resolve_unit - a systemd unit's cgroup: the default place, else search */
-static int resolve_unit(const char *arg, struct cg_ref *ref)
+/* resolve_pid - pid:PID, the cgroup a process is in now */
+static int resolve_pid(const char *arg, struct cg_ref *ref)
 {
-	struct cg_search s = { .want = arg };
-	char *path = unit_path(arg), *dir, *looked;
+	char *end, *path, *dir;
+	long pid;
 	int ret;
 
-	dir = path ? dir_of_path(path) : NULL;
-	if (dir && !cg_ref_from_dir(dir, ref)) {
-		free(dir);
-		free(path);
-		return 0;
+	errno = 0;
+	pid = strtol(arg + 4, &end, 10);
+	if (errno || end == arg + 4 || *end || pid <= 0) {
+		err_msg("%s: pid:PID takes a process id", arg);
+		return -1;
 	}
-	cg_walk(cg_mnt.dir, search_one, &s);
-	if (asprintf(&looked, "%s, then any cgroup named %s below %s",
-		     dir ? dir : "(no default place)", arg, cg_mnt.dir) < 0)
-		looked = NULL;
-	ret = search_result(&s, arg, looked ? looked : arg, ref);
-	free(looked);
+	path = cg_path_of_pid(pid);
+	if (!path) {
+		err_msg("%s: no cgroup of process %ld: %s", arg, pid,
+			errno == ENOENT || errno == ESRCH ? "no such process" :
+			strerror(errno));
+		return -1;
+	}
+	dir = dir_of_path(path);
+	ret = dir ? cg_ref_from_dir(dir, ref) : -1;
+	if (ret)
+		err_msg("%s: process %ld is in cgroup %s, which is not below the cgroup2 mount %s",
+			arg, pid, path, cg_mnt.dir);
 	free(dir);
 	free(path);
 	return ret;
@@ -388,7 +449,7 @@ static bool is_container_id(const char *arg)
 /* resolve_container - the cgroup docker, podman, containerd or CRI-O made */
 static int resolve_container(const char *arg, struct cg_ref *ref)
 {
-	struct cg_search s = { .want = arg, .container = true };
+	struct cg_search s = { .want = arg };
 	char *looked;
 	int ret;
 
@@ -436,8 +497,9 @@ static int resolve_id(const char *arg, struct cg_ref *ref)
  *  - id:N, a cgroup id (the inode of its directory);
  *  - /PATH: a cgroup path as /proc/PID/cgroup prints it, else a directory
  *    of the cgroup2 mount (the order the kernel's files try them);
+ *  - pid:PID, the cgroup of process PID now;
  *  - a systemd unit, NAME.service/.scope/.slice/.socket/.mount/.swap:
- *    where systemd puts it by default, else the one cgroup of that name;
+ *    the cgroup systemd says it has;
  *  - a container id, 12 to 64 hex digits (docker ps shows 12): the
  *    cgroup docker, podman, containerd or CRI-O made for it.
  */
@@ -451,6 +513,8 @@ int cg_resolve(const char *arg, struct cg_ref *ref)
 		return -1;
 	if (!strncmp(arg, "id:", 3))
 		return resolve_id(arg, ref);
+	if (!strncmp(arg, "pid:", 4))
+		return resolve_pid(arg, ref);
 	if (arg[0] == '/') {
 		dir = dir_of_path(arg);
 		ret = dir ? cg_ref_from_dir(dir, ref) : -1;
@@ -462,36 +526,29 @@ int cg_resolve(const char *arg, struct cg_ref *ref)
 		free(dir);
 		return ret;
 	}
-	if (is_unit_name(arg))
+	if (unit_interface(arg))
 		return resolve_unit(arg, ref);
 	if (is_container_id(arg))
 		return resolve_container(arg, ref);
 	err_msg("%s: not a cgroup: give a cgroup path (/system.slice/x.service), a directory\n"
-		"         below %s, id:N, a systemd unit (NAME.service, .scope, .slice) or a\n"
-		"         container id (12 to 64 hex digits)", arg, cg_mnt.dir);
+		"         below %s, id:N, pid:PID, a systemd unit (NAME.service, .scope,\n"
+		"         .slice) or a container id (12 to 64 hex digits)", arg, cg_mnt.dir);
 	return -1;
 }
 
 /* cg_self_dir - the directory of the caller's own cgroup (free it) */
 char *cg_self_dir(void)
 {
-	char line[4096], *dir = NULL;
-	FILE *f;
+	char *path, *dir = NULL;
 
 	if (!cg_mount_dir())
 		return NULL;
-	f = fopen("/proc/self/cgroup", "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "0::", 3))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		dir = dir_of_path(line + 3);
-		break;
-	}
-	if (f)
-		fclose(f);
+	path = cg_path_of_pid(0);
+	if (path)
+		dir = dir_of_path(path);
 	if (!dir)
-		err_msg("our own cgroup is not below the cgroup2 mount %s (no 0:: line in /proc/self/cgroup, or another namespace)",
-			cg_mnt.dir);
+		err_msg("our own cgroup (%s) is not below the cgroup2 mount %s (another cgroup namespace?)",
+			path ? path : strerror(errno), cg_mnt.dir);
+	free(path);
 	return dir;
 }

@@ -6,6 +6,7 @@
 #define CGTRACE_CGROUP_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* A resolved cgroup: where it is and what the kernel calls it. */
 struct cg_ref {
@@ -20,6 +21,7 @@ int cg_ref_from_dir(const char *dir, struct cg_ref *ref);
 void cg_ref_free(struct cg_ref *ref);
 char *cg_kernel_word(const struct cg_ref *ref);
 char *cg_self_dir(void);
+char *cg_path_of_pid(pid_t pid);
 char *cg_path_of_dir(const char *dir);
 
 /*

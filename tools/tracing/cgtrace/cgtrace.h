@@ -6,24 +6,74 @@
 #define CGTRACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
-#define CGTRACE_VERSION	"0.1"
+#define CGTRACE_VERSION	"0.2"
 
-/* subcommands: int cmd_NAME(int argc, char **argv), argv[0] is NAME */
+/*
+ * Exit statuses (cgtrace(1), EXIT STATUS). run and record with a command
+ * exit with the command's own status; the statuses below are cgtrace's,
+ * chosen as env(1) and timeout(1) (125-127) and perf and git (129) do, so
+ * that a script can tell them from a command's usual 1 or 2.
+ */
+#define EXIT_FAIL	1	/* stat, reset, report, export could not do it */
+#define EXIT_TRACE	125	/* record, run: the recording failed */
+#define EXIT_NOEXEC	126	/* the command cannot be executed */
+#define EXIT_NOTFOUND	127	/* the command was not found */
+#define EXIT_USAGE	129	/* a bad option or argument: nothing was done */
+
+struct option;
+
+/* A subcommand: int cmd_NAME(int argc, char **argv), argv[0] is NAME. */
+struct subcommand {
+	const char	*name;
+	int		(*fn)(int argc, char **argv);
+	void		(*usage)(FILE *f);
+	/* its getopt_long table (cgtrace __options NAME prints it) */
+	const struct option *(*long_options)(void);
+	const char	*summary;
+};
+
 int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
-int cmd_show(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_exec_helper(int argc, char **argv);
+
+void record_usage(FILE *f);
+void run_usage(FILE *f);
+void stat_usage(FILE *f);
+void reset_usage(FILE *f);
+void report_usage(FILE *f);
+void export_usage(FILE *f);
+
+const struct option *record_long_options(void);
+const struct option *run_long_options(void);
+const struct option *stat_long_options(void);
+const struct option *report_long_options(void);
+const struct option *export_long_options(void);
+
+/*
+ * instance_arg - the instance stat and reset take: -B NAME (as trace-cmd)
+ * or a lone NAME, NULL for the top level; 0, -1 usage error, 1 --help
+ */
+int instance_arg(int argc, char **argv, const char **name);
 
 /* err_msg - print a message prefixed with "cgtrace: " on stderr */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* debug_msg - the same, only with CGTRACE_DEBUG set in the environment */
 void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* A growable list of strings (options given several times). */
+/* Allocation that ends the program with a message when memory is out. */
+void *xrealloc(void *p, size_t size);
+void *xzalloc(size_t size);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable list of strings, NULL-terminated (an argv). */
 struct str_list {
 	char	**v;
 	int	n;
@@ -32,50 +82,5 @@ struct str_list {
 void str_list_add(struct str_list *l, const char *s);
 void str_list_free(struct str_list *l);
 
-/*
- * Exit status of every subcommand: 0 success, 1 error, 2 usage error
- * (bad option or argument). "run" exits with its command's status and
- * "record" with trace-cmd's once they are started.
- */
-#define EXIT_USAGE	2
-
-/* What one tracing session records; filled by record and run. */
-struct rec_session {
-	const char	*instance;	/* NULL: a fresh "cgtrace-PID" */
-	const char	*output;	/* trace.dat path */
-	const char	*net;		/* -N HOST:PORT: send to trace-cmd listen */
-	const char	*tracer;	/* -p, or NULL */
-	const char	*buffer_kb;	/* -b */
-	const char	*clock;		/* -C */
-	struct str_list	cgroups;	/* set_event_cgroup (+ ftrace), as given */
-	struct str_list	notrace;	/* set_event_notrace_cgroup (+ ftrace) */
-	struct str_list	pids;		/* set_event_pid (+ ftrace) */
-	struct str_list	events;		/* -e */
-	struct str_list	passthrough;	/* extra trace-cmd record arguments */
-	char		**cmd;		/* command trace-cmd runs, or NULL */
-	const char	*enter_cgroup;	/* run: the cgroup dir CMD starts in */
-	int		progress;	/* seconds between status lines, 0: none,
-					   -1: 5 on a terminal, else 30 */
-	bool		quiet;
-	int		cmd_status;	/* CMD's exit status, -1 if unknown */
-};
-
-/* the options record and run share (see rec_option) */
-#define REC_SHORTOPTS	"e:o:B:N:b:C:q"
-#define REC_OPT_PROGRESS	1000
-#define REC_LONGOPTS						\
-	{ "event",	required_argument, NULL, 'e' },		\
-	{ "output",	required_argument, NULL, 'o' },		\
-	{ "instance",	required_argument, NULL, 'B' },		\
-	{ "net",	required_argument, NULL, 'N' },		\
-	{ "buffer-size", required_argument, NULL, 'b' },	\
-	{ "clock",	required_argument, NULL, 'C' },		\
-	{ "quiet",	no_argument,	   NULL, 'q' },		\
-	{ "progress",	required_argument, NULL, REC_OPT_PROGRESS }
-
-int instance_arg(int argc, char **argv, const char **name);
-int rec_option(struct rec_session *s, int opt, const char *arg);
-int record_session(struct rec_session *s);
-int split_passthrough(int *argc, char **argv, struct str_list *pass);
 
 #endif

@@ -56,16 +56,6 @@ struct exporter {
 	bool			have_switch[TR_MAX_INPUTS];
 };
 
-static void *xalloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		err_msg("out of memory");
-		exit(1);
-	}
-	return p;
-}
-
 /*
  * utf8 - @s as valid UTF-8 (valid during the next call): iconv from UTF-8
  * stops at each byte that is not part of a valid sequence, which is then
@@ -78,7 +68,7 @@ static const char *utf8(struct exporter *x, const char *s)
 
 	if (need > x->sbuf_size) {
 		x->sbuf_size = need;
-		x->sbuf = xalloc(x->sbuf, need);
+		x->sbuf = xrealloc(x->sbuf, need);
 	}
 	out = x->sbuf;
 	outleft = x->sbuf_size - 1;
@@ -194,7 +184,7 @@ static struct cpu_state *cpu_slot(struct exporter *x, int src, int cpu)
 
 	if (cpu >= n) {
 		x->nr_cpus[src] = cpu + 1;
-		x->cpus[src] = xalloc(x->cpus[src],
+		x->cpus[src] = xrealloc(x->cpus[src],
 				      x->nr_cpus[src] * sizeof(*x->cpus[src]));
 		memset(x->cpus[src] + n, 0,
 		       (x->nr_cpus[src] - n) * sizeof(*x->cpus[src]));
@@ -293,8 +283,13 @@ static int export_event(struct trace_file *tf, const struct tr_event *ev,
 			add_int(args, "depth", ev->depth);
 			add_bool(args, "begin_recorded", false);
 		}
-		add_int(args, "cpu_ns", ev->cpu_ns);
-		add_int(args, "duration_ns", ev->duration_ns);
+		/* deeper than the kernel tracks: it measured nothing */
+		if (ev->flags & TR_END_UNTRACKED) {
+			add_bool(args, "untracked", true);
+		} else {
+			add_int(args, "cpu_ns", ev->cpu_ns);
+			add_int(args, "duration_ns", ev->duration_ns);
+		}
 		if (ev->flags & TR_END_EXITED)
 			add_bool(args, "exited", true);
 		emit(x, e);
@@ -449,10 +444,22 @@ static void write_tail(struct exporter *x, struct trace_file *tf)
 	json_object_put(o);
 }
 
-static void export_usage(FILE *f)
+static const struct option export_options[] = {
+	{ "chrome", required_argument, NULL, 'c' },
+	TR_INPUT_LONGOPTS,
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct option *export_long_options(void)
+{
+	return export_options;
+}
+
+void export_usage(FILE *f)
 {
 	fprintf(f,
-"usage: cgtrace export --chrome OUT.json [-i FILE]... [-B BUFFER] [-w]\n"
+"usage: cgtrace export --chrome OUT.json [-i FILE]... [-B BUFFER] [--wall]\n"
 "\n"
 "Convert the user_markers and sched_switch events of a trace.dat to the\n"
 "Chrome trace event format ({\"traceEvents\": [...]}), which the Perfetto\n"
@@ -478,7 +485,7 @@ static void export_usage(FILE *f)
 "  -B, --buffer NAME  convert only this buffer: an instance (\"cgtrace\n"
 "                     record\" records into one, cgtrace-PID unless -B) or\n"
 "                     \"top\", the top-level buffer. Default: every buffer\n"
-"  -w, --wall         timestamps as the wall clock (gettimeofday()), from\n"
+"      --wall         timestamps as the wall clock (gettimeofday()), from\n"
 "                     the clock samples of \"cgtrace record\", \"trace-cmd\n"
 "                     record --date\" or FILE.clock (\"TRACE_NS REALTIME_NS\");\n"
 "                     viewers read numbers as doubles, so wall times keep\n"
@@ -486,7 +493,7 @@ static void export_usage(FILE *f)
 "  -h, --help         this text\n"
 "\n"
 "exit status: 0 success, 1 error (unreadable file, not a trace.dat, no\n"
-"user_markers events, cannot write OUT), 2 usage.\n");
+"user_markers events, cannot write OUT), 129 usage.\n");
 }
 
 static void exporter_free(struct exporter *x)
@@ -503,22 +510,16 @@ static void exporter_free(struct exporter *x)
 /* cmd_export - the export subcommand */
 int cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "chrome", required_argument, NULL, 'c' },
-		TR_INPUT_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct exporter x = { .utf8 = (iconv_t)-1 };
 	struct tr_input in = { 0 };
 	char *tmp = NULL;
 	const char *out = NULL;
 	struct trace_file tf;
-	int c, k, ret = 1;
+	int c, k, ret = EXIT_FAIL;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:h" TR_INPUT_SHORTOPTS, opts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:h" TR_INPUT_SHORTOPTS,
+				export_options, NULL)) != -1) {
 		k = tr_input_option(&in, c, optarg);
 		if (k < 0)
 			goto usage;
@@ -546,7 +547,7 @@ int cmd_export(int argc, char **argv)
 	x.utf8 = iconv_open("UTF-8", "UTF-8");
 	if (x.utf8 == (iconv_t)-1) {
 		err_msg("iconv cannot check UTF-8: %s", strerror(errno));
-		return 1;
+		return EXIT_FAIL;
 	}
 	if (strcmp(out, "-")) {
 		if (asprintf(&tmp, "%s.tmp-%d", out, getpid()) < 0)
@@ -590,6 +591,6 @@ out:
 	exporter_free(&x);
 	return ret;
 usage:
-	export_usage(stderr);
-	return 2;
+	fprintf(stderr, "(cgtrace export --help lists the options)\n");
+	return EXIT_USAGE;
 }

@@ -34,6 +34,7 @@ struct row {
 	size_t			n, alloc;
 	unsigned long long	total, cpu_total;
 	unsigned long long	exited, unmatched;	/* end flags seen */
+	unsigned long long	untracked;	/* ends with no times */
 	long long		cmin, cmax, last;	/* counters */
 };
 
@@ -55,7 +56,7 @@ struct report {
 	struct row		*rows[RHASH_SIZE];
 	size_t			nr_rows;
 	struct async_open	*async[RHASH_SIZE];
-	unsigned long long	ends, unmatched, exited, instants;
+	unsigned long long	ends, unmatched, exited, untracked, instants;
 	unsigned long long	async_unpaired_ends, async_dup_begins;
 	/* lost records per tgid: small array, few groups are rate limited */
 	struct { int src, tgid; unsigned long long count; } *lost;
@@ -86,21 +87,6 @@ static unsigned int str_hash(const char *a, const char *b, unsigned int x)
 	return h % RHASH_SIZE;
 }
 
-static void *xalloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		err_msg("out of memory");
-		exit(1);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	return strcpy(xalloc(NULL, strlen(s) + 1), s);
-}
-
 /* row_get - the row of (type, group, name), created on first use */
 static struct row *row_get(struct report *r, enum row_type type,
 			   const char *group, const char *name)
@@ -112,8 +98,7 @@ static struct row *row_get(struct report *r, enum row_type type,
 		if (row->type == type && !strcmp(row->group, group) &&
 		    !strcmp(row->name, name))
 			return row;
-	row = xalloc(NULL, sizeof(*row));
-	memset(row, 0, sizeof(*row));
+	row = xzalloc(sizeof(*row));
 	row->type = type;
 	row->group = xstrdup(group);
 	row->name = xstrdup(name);
@@ -128,8 +113,8 @@ static void row_add_span(struct row *row, unsigned long long dur,
 {
 	if (row->n == row->alloc) {
 		row->alloc = row->alloc ? row->alloc * 2 : 16;
-		row->dur = xalloc(row->dur, row->alloc * sizeof(*row->dur));
-		row->cpu = xalloc(row->cpu, row->alloc * sizeof(*row->cpu));
+		row->dur = xrealloc(row->dur, row->alloc * sizeof(*row->dur));
+		row->cpu = xrealloc(row->cpu, row->alloc * sizeof(*row->cpu));
 	}
 	row->dur[row->n] = dur;
 	row->cpu[row->n] = cpu;
@@ -174,7 +159,7 @@ static void add_lost(struct report *r, int src, int tgid,
 			return;
 		}
 	}
-	r->lost = xalloc(r->lost, (r->nr_lost + 1) * sizeof(*r->lost));
+	r->lost = xrealloc(r->lost, (r->nr_lost + 1) * sizeof(*r->lost));
 	r->lost[r->nr_lost].src = src;
 	r->lost[r->nr_lost].tgid = tgid;
 	r->lost[r->nr_lost].count = count;
@@ -202,7 +187,7 @@ static void async_begin(struct report *r, const struct tr_event *ev,
 			return;
 		}
 	}
-	a = xalloc(NULL, sizeof(*a));
+	a = xrealloc(NULL, sizeof(*a));
 	a->src = ev->src;
 	a->tgid = ev->tgid;
 	a->cookie = ev->value;
@@ -279,6 +264,7 @@ static int report_event(struct trace_file *tf, const struct tr_event *ev,
 			size_t i = r->nr_flagged++;
 
 			r->flagged[i] = *ev;
+			r->flagged[i].name = r->flagged[i].name_buf;
 			snprintf(r->flagged_name[i], TR_NAME_MAX, "%s", ev->name);
 			snprintf(r->flagged_comm[i], TR_COMM_MAX, "%s",
 				 tr_comm(tf, ev->src, ev->pid));
@@ -290,7 +276,14 @@ static int report_event(struct trace_file *tf, const struct tr_event *ev,
 				row_get(r, ROW_SPAN, group, ev->name)->unmatched++;
 			break;
 		}
-		row = row_get(r, ROW_SPAN, group, ev->name);
+		row = row_get(r, ROW_SPAN, group, ev->name[0] ? ev->name :
+			      "(untracked)");
+		/* deeper than the kernel tracks: no duration to count */
+		if (ev->flags & TR_END_UNTRACKED) {
+			r->untracked++;
+			row->untracked++;
+			break;
+		}
 		if (ev->flags & TR_END_EXITED) {
 			r->exited++;
 			row->exited++;
@@ -396,12 +389,12 @@ static void print_spans(struct report *r, struct row **rows, size_t n,
 			       "NAME", "COUNT", "TOTAL", "MIN", "MEAN", "P50",
 			       "P99", "MAX");
 			if (type == ROW_SPAN)
-				printf(" %11s %11s %6s %6s", "ON-CPU", "BLOCKED",
-				       "EXITED", "UNMAT");
+				printf(" %11s %11s %6s %6s %6s", "ON-CPU", "BLOCKED",
+				       "EXITED", "UNMAT", "UNTRK");
 			printf("\n");
 			header = true;
 		}
-		s = xalloc(NULL, (row->n + 1) * sizeof(*s));
+		s = xrealloc(NULL, (row->n + 1) * sizeof(*s));
 		memcpy(s, row->dur, row->n * sizeof(*s));
 		qsort(s, row->n, sizeof(*s), cmp_ull);
 		tr_format_dur(row->total, b[0], sizeof(b[0]));
@@ -413,7 +406,7 @@ static void print_spans(struct report *r, struct row **rows, size_t n,
 		tr_format_dur(row->cpu_total, b[6], sizeof(b[6]));
 		tr_format_dur(row->total - row->cpu_total, b[7], sizeof(b[7]));
 		free(s);
-		if (!row->n)	/* only unmatched ends of this name */
+		if (!row->n)	/* only ends without times of this name */
 			for (k = 0; k < 8; k++)
 				strcpy(b[k], "-");
 		if (gl)
@@ -421,8 +414,8 @@ static void print_spans(struct report *r, struct row **rows, size_t n,
 		printf("%-24s %7zu %11s %11s %11s %11s %11s %11s",
 		       row->name, row->n, b[0], b[1], b[2], b[3], b[4], b[5]);
 		if (type == ROW_SPAN)
-			printf(" %11s %11s %6llu %6llu", b[6], b[7],
-			       row->exited, row->unmatched);
+			printf(" %11s %11s %6llu %6llu %6llu", b[6], b[7],
+			       row->exited, row->unmatched, row->untracked);
 		printf("\n");
 	}
 }
@@ -501,9 +494,12 @@ static void print_report(struct report *r, struct trace_file *tf)
 	if (tf->missed)
 		printf(", ring buffer lost %llu events (not only markers)",
 		       tf->missed);
+	if (tf->missed_unknown)
+		printf(", ring buffer lost events %llu times (counts not recorded)",
+		       tf->missed_unknown);
 	printf("\n");
 
-	rows = xalloc(NULL, (r->nr_rows + 1) * sizeof(*rows));
+	rows = xrealloc(NULL, (r->nr_rows + 1) * sizeof(*rows));
 	for (i = 0; i < RHASH_SIZE; i++)
 		for (row = r->rows[i]; row; row = row->next)
 			rows[n++] = row;
@@ -553,9 +549,9 @@ static void print_report(struct report *r, struct trace_file *tf)
 		for (t = tf->threads[i]; t; t = t->next)
 			open += t->nr_open;
 
-	printf("\nSummary: %llu ends (%llu unmatched, %llu exited), %llu spans still open at the end,\n"
-	       "         %llu instants, %llu async ends without a begin, %llu repeated async begins\n",
-	       r->ends, r->unmatched, r->exited, open, r->instants,
+	printf("\nSummary: %llu ends (%llu unmatched, %llu exited, %llu untracked), %llu spans still open\n"
+	       "         at the end, %llu instants, %llu async ends without a begin, %llu repeated async begins\n",
+	       r->ends, r->unmatched, r->exited, r->untracked, open, r->instants,
 	       r->async_unpaired_ends, r->async_dup_begins);
 	for (i = 0; i < r->nr_flagged; i++) {
 		const struct tr_event *ev = &r->flagged[i];
@@ -609,10 +605,23 @@ static void report_free(struct report *r)
 	free(r->lost);
 }
 
-static void report_usage(FILE *f)
+static const struct option report_options[] = {
+	TR_INPUT_LONGOPTS,
+	{ "sort", required_argument, NULL, 's' },
+	{ "by", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct option *report_long_options(void)
+{
+	return report_options;
+}
+
+void report_usage(FILE *f)
 {
 	fprintf(f,
-"usage: cgtrace report [-i FILE]... [-B BUFFER] [-s name|thread|cgroup|host] [-w]\n"
+"usage: cgtrace report [-i FILE]... [-B BUFFER] [-s name|thread|cgroup|host] [--wall]\n"
 "\n"
 "Statistics of the user-space marker spans in a trace.dat recorded with\n"
 "\"-e user_markers\" (Documentation/trace/user-markers.rst): per group the\n"
@@ -620,6 +629,7 @@ static void report_usage(FILE *f)
 "(cpu_ns) and the blocked time (duration - on-CPU); async spans paired\n"
 "by process, name and cookie (or across hosts by name and cookie);\n"
 "counters (count, min, max, last); instants; unmatched and exited ends;\n"
+"ends of spans nested deeper than the kernel tracks (untracked: no times);\n"
 "records the rate limit dropped (lost events) per process.\n"
 "\n"
 "options:\n"
@@ -635,26 +645,19 @@ static void report_usage(FILE *f)
 "                       per event: \"cgtrace record\" notes each traced\n"
 "                       task's cgroup in the trace; older recordings give\n"
 "                       them in FILE.cgroups, lines \"PID CGROUP_PATH\"\n"
-"  -w, --wall           times as the wall clock (gettimeofday()): from the\n"
+"      --wall           times as the wall clock (gettimeofday()): from the\n"
 "                       clock samples \"cgtrace record\" stores in the trace,\n"
 "                       \"trace-cmd record --date\", or FILE.clock with lines\n"
 "                       \"TRACE_NS REALTIME_NS\"\n"
 "  -h, --help           this text\n"
 "\n"
 "exit status: 0 success, 1 error (unreadable file, not a trace.dat, no\n"
-"user_markers events, no wall-clock or cgroup reference), 2 usage.\n");
+"user_markers events, no wall-clock or cgroup reference), 129 usage.\n");
 }
 
 /* cmd_report - the report subcommand */
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		TR_INPUT_LONGOPTS,
-		{ "sort", required_argument, NULL, 's' },
-		{ "by", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char * const keys[] = {
 		[BY_NAME] = "name", [BY_THREAD] = "thread",
 		[BY_CGROUP] = "cgroup", [BY_HOST] = "host",
@@ -664,11 +667,10 @@ int cmd_report(int argc, char **argv)
 	struct report *r;
 	int c, k;
 
-	r = xalloc(NULL, sizeof(*r));
-	memset(r, 0, sizeof(*r));
+	r = xzalloc(sizeof(*r));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:h" TR_INPUT_SHORTOPTS, opts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:h" TR_INPUT_SHORTOPTS,
+				report_options, NULL)) != -1) {
 		k = tr_input_option(&in, c, optarg);
 		if (k < 0)
 			goto usage;
@@ -700,7 +702,7 @@ int cmd_report(int argc, char **argv)
 	if (tr_read_markers(&tf, &in, report_event, r) < 0) {
 		report_free(r);
 		free(r);
-		return 1;
+		return EXIT_FAIL;
 	}
 	print_report(r, &tf);
 	report_free(r);
@@ -708,7 +710,7 @@ int cmd_report(int argc, char **argv)
 	tr_close(&tf);
 	return 0;
 usage:
-	report_usage(stderr);
+	fprintf(stderr, "(cgtrace report --help lists the options)\n");
 	free(r);
-	return 2;
+	return EXIT_USAGE;
 }

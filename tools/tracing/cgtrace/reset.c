@@ -3,16 +3,17 @@
  * reset.c - "cgtrace reset": clear every context filter of an instance and
  * put its fork options and marker settings back to their defaults.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cgtrace.h"
 #include "tracefs_util.h"
 
-static void reset_usage(FILE *f)
+void reset_usage(FILE *f)
 {
 	fprintf(f,
-"usage: cgtrace reset [[-B] INSTANCE]\n"
+"usage: cgtrace reset [-B INSTANCE | INSTANCE]\n"
 "\n"
 "Clear the context filters of a tracing instance (the top level when\n"
 "INSTANCE is omitted or \"top\"): empty the four pid and four cgroup\n"
@@ -20,10 +21,27 @@ static void reset_usage(FILE *f)
 "options/user_events_prctl off, write the documented default\n"
 "\"" TFS_USER_EVENTS_RATE_DEFAULT "\" to user_events_rate. user_events_stats\n"
 "is left alone: the kernel never resets it (compare two readings).\n"
-"Files the kernel does not have are skipped.\n"
+"Files the kernel does not have are skipped. It needs write access to\n"
+"tracefs (root).\n"
+"\n"
+"options:\n"
+"  -B, --instance NAME  the instance\n"
+"  -h, --help           this text\n"
 "\n"
 "exit status: 0; 1 when the instance does not exist or a file could not\n"
-"be written; 2 for a usage error.\n");
+"be written; 129 for a usage error.\n");
+}
+
+/* reset_option - turn a trace option off; one the kernel lacks is no error */
+static int reset_option(struct tracefs_instance *inst, enum tracefs_option_id id)
+{
+	if (!tracefs_option_is_supported(inst, id) ||
+	    !tracefs_option_is_enabled(inst, id) ||
+	    !tracefs_option_disable(inst, id))
+		return 0;
+	err_msg("cannot turn options/%s off: %s", tracefs_option_name(id),
+		strerror(errno));
+	return -1;
 }
 
 /* reset_file - write a value; a missing file is not an error */
@@ -52,17 +70,18 @@ int cmd_reset(int argc, char **argv)
 		return i > 0 ? 0 : EXIT_USAGE;
 	}
 	if (tfs_init(true) || tfs_instance_get(name, false, &inst, NULL))
-		return 1;
+		return EXIT_FAIL;
 	for (i = 0; i < 4; i++) {
 		ret |= reset_file(inst, tfs_pid_files[i], "");
 		ret |= reset_file(inst, tfs_cgroup_files[i], "");
 	}
-	ret |= reset_file(inst, "options/event-fork", "0");
-	ret |= reset_file(inst, "options/function-fork", "0");
+	ret |= reset_option(inst, TRACEFS_OPTION_EVENT_FORK);
+	ret |= reset_option(inst, TRACEFS_OPTION_FUNCTION_FORK);
+	/* the kernel's own option: libtracefs's list does not know it */
 	ret |= reset_file(inst, "options/user_events_prctl", "0");
 	ret |= reset_file(inst, "user_events_rate", TFS_USER_EVENTS_RATE_DEFAULT);
 	if (!ret)
 		printf("instance %s: filters cleared\n", tfs_instance_label(inst));
 	tfs_instance_put(inst, false);
-	return ret ? 1 : 0;
+	return ret ? EXIT_FAIL : 0;
 }

@@ -6,14 +6,13 @@
  * The order that leaves no untraced window:
  *   1. make the cgroup, and the instance with set_event_cgroup = cgroup;
  *   2. trace-cmd enables the events, starts recording, then runs
- *      "cgtrace __exec CGROUP FD -- CMD" (this binary again, record.c);
+ *      "cgtrace __exec ... CGROUP ... -- CMD" (this binary, exec_helper.c);
  *   3. __exec forks; the child writes itself into CGROUP/cgroup.procs and
  *      only then execs CMD, so CMD's exec and all after it are recorded;
- *   4. __exec waits for CMD and hands its status back through FD (trace-cmd
- *      does not pass it on); trace-cmd stops when __exec exits.
+ *   4. __exec waits for CMD and hands its status back (trace-cmd does not
+ *      pass it on); trace-cmd stops when __exec exits.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,85 +22,58 @@
 
 #include "cgtrace.h"
 #include "cgroup.h"
+#include "session.h"
 #include "tracefs_util.h"
 
-static void run_usage(FILE *f)
+void run_usage(FILE *f)
 {
 	fprintf(f,
-"usage: cgtrace run [-n NAME] [--parent CGROUP] [-e EVENT]... [-B INSTANCE]\n"
-"                   [-o FILE | -N HOST:PORT] [-b KB] [-C CLOCK] [-q]\n"
-"                   [--progress S] [--trace-cmd ARGS... --] -- CMD [ARGS...]\n"
+"usage: cgtrace run [OPTIONS] [--] COMMAND [ARGS...]\n"
 "\n"
-"Run CMD in a new cgroup and record it and all its descendants, and\n"
-"nothing else, into a trace.dat. The cgroup is made under the caller's\n"
-"own cgroup (or PARENT), the instance's set_event_cgroup is set to it\n"
-"before CMD starts, and CMD enters it before its first instruction.\n"
-"When CMD exits, recording stops and the cgroup is removed. The trace\n"
-"notes the cgroup of every task seen in it (see cgtrace record --help).\n"
+"Run COMMAND in a new cgroup and record it and all it starts, and nothing\n"
+"else, into a trace.dat. The cgroup is made below cgtrace's own cgroup (or\n"
+"--parent), the instance's set_event_cgroup is set to it before COMMAND\n"
+"starts, and COMMAND enters it before its first instruction. When COMMAND\n"
+"exits, the recording stops and the cgroup is removed.\n"
 "\n"
-"options:\n"
-"  -n, --name NAME           name of the new cgroup (default cgtrace-run-PID);\n"
-"                            it must not exist yet\n"
-"      --parent CGROUP       make it under CGROUP (as record -G takes it: a\n"
-"                            cgroup path or directory, id:N, a systemd unit or\n"
-"                            a container id) instead of our own cgroup\n"
-"  -e, --event EVENT         an event to record, repeatable (default: the\n"
-"                            sched switch, wakeup and process events, plus\n"
-"                            user_markers when the kernel has them)\n"
-"  -B, --instance NAME       the tracing instance (default: a new cgtrace-PID;\n"
-"                            \"top\": the top-level buffer)\n"
-"  -o, --output FILE         the trace.dat to write (default: trace.dat)\n"
-"  -N, --net HOST:PORT       send the recording to \"trace-cmd listen\"\n"
-"  -b, --buffer-size KB      per-CPU ring buffer size (trace-cmd -b)\n"
-"  -C, --clock CLOCK         trace clock (trace-cmd -C)\n"
-"  -q, --quiet               no status line and no summary\n"
-"      --progress S          a status line every S seconds (0: none; default\n"
-"                            5 on a terminal, else 30)\n"
-"      --trace-cmd ARGS...   pass every argument up to \"--\" to trace-cmd\n"
-"  -h, --help                this text\n"
-"\n"
-"exit status: CMD's (128+N when signal N killed it); 1 when cgtrace\n"
-"itself failed; 2 for a usage error.\n"
-"example: cgtrace run -o build.dat -- make -j2\n");
+"cgtrace's options:\n"
+"      --name NAME          the new cgroup's name (default cgtrace-run-PID);\n"
+"                           it must not exist yet\n"
+"      --parent CG          make it below CG, given as record -G takes it (a\n"
+"                           cgroup path or directory, id:N, pid:PID, a systemd\n"
+"                           unit, a container id), not below cgtrace's own\n");
+	rec_usage_common(f, true);
+	fprintf(f, "\nexample: cgtrace run -o build.dat -- make -j2\n");
 }
 
 /* make_cgroup - create PARENT/NAME; returns its directory or NULL */
 static char *make_cgroup(const char *parent, const char *name)
 {
 	struct cg_ref ref;
-	char *pdir, *dir = NULL;
+	char *pdir, *dir;
 
 	if (parent) {
 		if (cg_resolve(parent, &ref))
 			return NULL;
-		pdir = ref.dir;
-		ref.dir = NULL;
+		pdir = xstrdup(ref.dir);
 		cg_ref_free(&ref);
 	} else {
 		pdir = cg_self_dir();
 	}
 	if (!pdir)
 		return NULL;
-	if (asprintf(&dir, "%s/%s", pdir, name) < 0) {
-		dir = NULL;
-		goto out;
-	}
-	if (mkdir(dir, 0755)) {
-		if (errno == EEXIST)
-			err_msg("cgroup %s already exists: choose another --name",
-				dir);
-		else if (errno == EACCES || errno == EPERM || errno == EROFS)
-			err_msg("no permission to create cgroup %s: run as root",
-				dir);
-		else
-			err_msg("cannot create cgroup %s: %s", dir,
-				strerror(errno));
-		free(dir);
-		dir = NULL;
-	}
-out:
+	dir = xasprintf("%s/%s", pdir, name);
 	free(pdir);
-	return dir;
+	if (!mkdir(dir, 0755))
+		return dir;
+	if (errno == EEXIST)
+		err_msg("cgroup %s exists already: choose another --name", dir);
+	else if (errno == EACCES || errno == EPERM || errno == EROFS)
+		err_msg("no permission to make cgroup %s: run cgtrace as root", dir);
+	else
+		err_msg("cannot make cgroup %s: %s", dir, strerror(errno));
+	free(dir);
+	return NULL;
 }
 
 /* remove_cgroup - rmdir, waiting a little for exiting tasks to leave */
@@ -117,81 +89,50 @@ static void remove_cgroup(const char *dir)
 			break;
 		nanosleep(&ms, NULL);
 	}
-	err_msg("cannot remove cgroup %s: %s%s", dir, strerror(errno),
-		errno == EBUSY ? " (tasks of the command are still in it)" : "");
+	err_msg("warning: cannot remove cgroup %s: %s%s", dir, strerror(errno),
+		errno == EBUSY ? " (tasks COMMAND started are still in it)" : "");
 }
 
 int cmd_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "name",	required_argument, NULL, 'n' },
-		{ "parent",	required_argument, NULL, 'r' },
-		{ "cgroup",	required_argument, NULL, 'g' },
-		REC_LONGOPTS,
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL },
-	};
 	struct rec_session s = { .output = "trace.dat", .progress = -1 };
-	const char *parent = NULL;
-	char name[64], *dir;
-	int c, r, ret;
+	const char *name = NULL, *parent = NULL;
+	char dflt[64], *dir, *path;
+	int i, ret;
 
-	snprintf(name, sizeof(name), "cgtrace-run-%d", getpid());
-	split_passthrough(&argc, argv, &s.passthrough);
-	while ((c = getopt_long(argc, argv, "+n:h" REC_SHORTOPTS, longopts,
-				NULL)) != -1) {
-		r = rec_option(&s, c, optarg);
-		if (r < 0)
-			goto usage;
-		if (r)
-			continue;
-		switch (c) {
-		case 'n':
-			if (!*optarg || strchr(optarg, '/') ||
-			    !strcmp(optarg, ".") || !strcmp(optarg, "..")) {
-				err_msg("--name takes a cgroup name, not a path (see --parent)");
-				goto usage;
-			}
-			snprintf(name, sizeof(name), "%s", optarg);
-			break;
-		case 'r':
-			parent = optarg;
-			break;
-		case 'g':
-			err_msg("run: --cgroup is now -n/--name (record's -G/--cgroup names an existing cgroup)");
-			goto usage;
-		case 'h':
-			run_usage(stdout);
-			return 0;
-		default:
-			goto usage;
-		}
+	i = rec_parse(&s, argc, argv, true, &name, &parent);
+	if (i == -2) {
+		run_usage(stdout);
+		return 0;
 	}
-	if (optind >= argc) {
-		err_msg("run: no command given");
-		goto usage;
+	if (i < 0) {
+		fprintf(stderr, "(cgtrace run --help lists the options)\n");
+		return EXIT_USAGE;
+	}
+	if (i >= argc) {
+		err_msg("run: no command given (cgtrace run [OPTIONS] -- COMMAND)");
+		return EXIT_USAGE;
+	}
+	if (!name) {
+		snprintf(dflt, sizeof(dflt), "cgtrace-run-%d", getpid());
+		name = dflt;
 	}
 	if (tfs_init(true) || tfs_require(NULL, "set_event_cgroup"))
-		return 1;
+		return EXIT_TRACE;
 	dir = make_cgroup(parent, name);
 	if (!dir)
-		return 1;
-	s.cmd = argv + optind;
+		return EXIT_TRACE;
+	s.cmd = argv + i;
 	s.enter_cgroup = dir;
-	str_list_add(&s.cgroups, dir);
+	path = cg_path_of_dir(dir);
+	str_list_add(&s.cgroups, path ? path : dir);
+	free(path);
 
 	ret = record_session(&s);
 	remove_cgroup(dir);
 	free(dir);
-	if (ret < 0)
-		return 1;
-	if (s.cmd_status < 0) {
-		err_msg("the command did not run (trace-cmd status %d)", ret);
-		return 1;
-	}
-	/* a failed recording must not look like success */
-	return s.cmd_status ? s.cmd_status : ret ? 1 : 0;
-usage:
-	run_usage(stderr);
-	return EXIT_USAGE;
+	ret = session_status(&s, ret);
+	str_list_free(&s.cgroups);
+	str_list_free(&s.tc_args);
+	return ret;
 }

@@ -25,8 +25,9 @@
 #define TR_MAX_INPUTS	32	/* -i FILE given this many times at most */
 
 /* user_markers end flags */
-#define TR_END_UNMATCHED	1
-#define TR_END_EXITED		2
+#define TR_END_UNMATCHED	1	/* no open span: no times */
+#define TR_END_EXITED		2	/* ended by the kernel at the exit */
+#define TR_END_UNTRACKED	4	/* deeper than the kernel tracks: no times */
 
 /*
  * The notes "cgtrace record" writes into the recorded buffer: trace_marker
@@ -60,6 +61,9 @@ enum tr_kind {
 /* One decoded event; strings are valid during the callback only */
 struct tr_event {
 	enum tr_kind		kind;
+	char			name_buf[TR_NAME_MAX];
+	char			prev_comm_buf[TR_COMM_MAX];
+	char			next_comm_buf[TR_COMM_MAX];
 	int			src;	/* index of the input file (host) */
 	unsigned long long	ts;	/* ns, trace clock or wall (--wall) */
 	int			cpu;
@@ -79,7 +83,7 @@ struct tr_event {
 	const char		*prev_comm;
 	const char		*next_comm;
 
-	/* filled by the span tracker */
+	/* filled by the span tracker (an untracked end gets its begin's name) */
 	unsigned long long	start_ts;	/* end: begin's time (or end - duration) */
 	bool			begin_seen;	/* end: start_ts came from a begin */
 	bool			tracked;	/* begin: pushed on the thread's stack */
@@ -111,6 +115,7 @@ struct tr_thread {
 struct tracecmd_input;
 struct tep_handle;
 struct tep_event;
+struct tep_record;
 struct tr_pid_cgroup;
 
 /* the name --buffer takes for the top-level buffer (as "record -B top") */
@@ -120,7 +125,7 @@ struct tr_pid_cgroup;
 struct tr_source {
 	int			index;
 	const char		*path;
-	char			*host;		/* from the companion buffer, or the file name */
+	char			*host;		/* from the notes, or the file name */
 	struct tracecmd_input	*handle;	/* the file, top-level buffer */
 	struct tep_handle	*tep;
 	struct tep_event	*ev[TR_NR_KINDS];
@@ -145,7 +150,7 @@ struct tr_source {
 	int			nr_adjtimex;
 	int			writer;		/* pid of the notes' writer */
 	long long		maxerror_us, esterror_us;
-	/* pid -> cgroup, from the companion buffer or FILE.cgroups */
+	/* pid -> cgroup, from the notes or FILE.cgroups */
 	struct tr_pid_cgroup	**cgroups;
 	bool			have_cgroups;
 	const char		*cgroups_source;
@@ -157,6 +162,17 @@ struct tr_buf {
 	const char		*name;
 	struct tr_source	*src;
 };
+
+struct trace_file;
+
+/* libtracecmd calls one per kind of event (tracecmd_follow_event()) */
+struct tr_follower {
+	struct trace_file	*tf;
+	enum tr_kind		kind;
+};
+
+typedef int (*tr_callback)(struct trace_file *tf, const struct tr_event *ev,
+			   void *data);
 
 struct trace_file {
 	struct tr_source	src[TR_MAX_INPUTS];
@@ -171,28 +187,32 @@ struct trace_file {
 	unsigned long long	nr_events;	/* events decoded */
 	unsigned long long	nr_marker_seen;	/* user_markers events decoded */
 	unsigned long long	missed;		/* ring buffer events lost */
+	unsigned long long	missed_unknown;	/* losses of unknown count */
 	int			nr_threads;
 	struct tr_thread	*threads[TR_HASH_SIZE];
+	/* while iterating */
+	struct tr_follower	follow[TR_NR_KINDS];
+	tr_callback		cb;
+	void			*cb_data;
+	int			cb_ret;
 };
 
-typedef int (*tr_callback)(struct trace_file *tf, const struct tr_event *ev,
-			   void *data);
-
-/* What to read, from the options report and export share: -i, -B, -w */
+/* What to read, from the options report and export share: -i, -B, --wall */
 struct tr_input {
 	const char	*paths[TR_MAX_INPUTS];	/* -i FILE..., default trace.dat */
 	int		nr_paths;
 	const char	*buffer;	/* -B NAME, NULL: every buffer */
-	bool		wall;		/* -w */
+	bool		wall;		/* --wall */
 	bool		need_cgroups;	/* fail without a pid -> cgroup map */
 	bool		want_cgroups;	/* read the map if the trace has one */
 };
 
-#define TR_INPUT_SHORTOPTS	"i:B:w"
+#define TR_OPT_WALL		1000
+#define TR_INPUT_SHORTOPTS	"i:B:"
 #define TR_INPUT_LONGOPTS					\
 	{ "input", required_argument, NULL, 'i' },		\
 	{ "buffer", required_argument, NULL, 'B' },		\
-	{ "wall", no_argument, NULL, 'w' }
+	{ "wall", no_argument, NULL, TR_OPT_WALL }
 
 int tr_input_option(struct tr_input *in, int opt, const char *arg);
 int tr_open(struct trace_file *tf, const struct tr_input *in);
@@ -217,5 +237,20 @@ void tr_format_dur(unsigned long long ns, char *buf, size_t size);
 
 /* the optional sidecar files next to FILE (older recordings) */
 char *tr_sidecar_path(const char *path, const char *suffix);
+
+/* Between the reader's own files (trace_*.c) */
+void tr_set_comm(struct tr_thread *t, const char *comm);
+void tr_track_begin(struct tr_thread *t, struct tr_event *ev);
+void tr_track_end(struct tr_thread *t, struct tr_event *ev);
+void tr_threads_free(struct trace_file *tf);
+int tr_note_line(struct tr_source *s, struct tep_record *record, bool pairs);
+void tr_read_notes(struct tr_source *s, bool all);
+void tr_read_cgroups_sidecar(struct tr_source *s);
+void tr_cgroups_free(struct tr_source *s);
+void tr_clock_pair(struct tr_source *s, unsigned long long ts,
+		   unsigned long long real);
+void tr_clock_later(struct tr_source *s, long long dev);
+void tr_clock_drift_end(struct tr_source *s);
+int tr_clock_setup_wall(struct tr_source *s);
 
 #endif /* CGTRACE_TRACE_READ_H */

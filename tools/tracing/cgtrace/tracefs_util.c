@@ -93,50 +93,86 @@ int tfs_init(bool write)
 }
 
 /*
+ * tfs_instance_exists - is there an instance of that name in the tracing
+ * directory in use (tracefs_instance_exists() looks in the default one)
+ */
+bool tfs_instance_exists(const char *name)
+{
+	char *sub = xasprintf("instances/%s", name);
+	bool ret = tracefs_dir_exists(tfs_top, sub);
+
+	free(sub);
+	return ret;
+}
+
+/* instance_error - why an instance could not be made, and what to do */
+static void instance_error(const char *name, int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		err_msg("cannot make tracing instance %s: %s: run cgtrace as root",
+			name, strerror(err));
+		break;
+	case ENOENT:
+		err_msg("cannot make tracing instance %s: %s/instances does not exist (is %s tracefs?)",
+			name, tfs_dir, tfs_dir);
+		break;
+	case ENOMEM:
+	case ENOSPC:
+		err_msg("cannot make tracing instance %s: %s: the kernel has no memory for another\n"
+			"         instance's buffers: remove an instance (rmdir %s/instances/NAME)",
+			name, strerror(err), tfs_dir);
+		break;
+	default:
+		err_msg("cannot make tracing instance %s in %s/instances: %s",
+			name, tfs_dir, strerror(err));
+	}
+}
+
+/*
  * tfs_instance_get - a handle on an instance, made if @create and missing
+ * (then *@created is true: libtracefs says whether it made it)
  *
  * NULL, "" and "top" name the top level: a handle with no name.
  */
 int tfs_instance_get(const char *name, bool create,
 		     struct tracefs_instance **inst, bool *created)
 {
-	struct tracefs_instance *top;
-	char sub[4096];
-	bool exists;
-
 	*inst = NULL;
 	if (created)
 		*created = false;
-	top = tracefs_instance_alloc(tfs_dir, NULL);
 	if (!name || !*name || !strcmp(name, "top")) {
-		*inst = top;
-		if (!top)
+		*inst = tracefs_instance_alloc(tfs_dir, NULL);
+		if (!*inst)
 			err_msg("cannot open the top tracing level: %s", strerror(errno));
-		return top ? 0 : -1;
+		return *inst ? 0 : -1;
 	}
 	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
 		err_msg("%s: an instance name cannot hold '/' or be . or ..", name);
-		tracefs_instance_free(top);
 		return -1;
 	}
-	snprintf(sub, sizeof(sub), "instances/%s", name);
-	exists = top && tracefs_dir_exists(top, sub);
-	tracefs_instance_free(top);
-	if (exists) {
+	if (!create) {
+		if (!tfs_instance_exists(name)) {
+			err_msg("no tracing instance named %s (ls %s/instances)",
+				name, tfs_dir);
+			return -1;
+		}
 		*inst = tracefs_instance_alloc(tfs_dir, name);
-	} else if (create) {
-		*inst = tracefs_instance_create(name);
-		if (*inst && created)
-			*created = true;
-	} else {
-		err_msg("no tracing instance named %s", name);
-		return -1;
+		if (!*inst)
+			err_msg("cannot open tracing instance %s: %s", name,
+				strerror(errno));
+		return *inst ? 0 : -1;
 	}
+	errno = 0;
+	*inst = tracefs_instance_create(name);
 	if (!*inst) {
-		err_msg("cannot %s instance %s: %s", exists ? "open" : "create",
-			name, strerror(errno));
+		instance_error(name, errno ? errno : EIO);
 		return -1;
 	}
+	if (created)
+		*created = tracefs_instance_is_new(*inst);
 	return 0;
 }
 
@@ -224,10 +260,59 @@ char *tfs_read(struct tracefs_instance *inst, const char *file)
 	return text;
 }
 
+/* add_if_filtering - @list plus @name when that instance filters */
+static char *add_if_filtering(char *list, const char *name)
+{
+	struct tracefs_instance *inst = tracefs_instance_alloc(tfs_dir, name);
+	bool set = false;
+	char *text, *l;
+	int k;
+
+	for (k = 0; inst && k < 8 && !set; k++) {
+		const char *f = k < 4 ? tfs_cgroup_files[k] : tfs_pid_files[k - 4];
+
+		text = tfs_has(inst, f) ? tfs_read(inst, f) : NULL;
+		set = text && *text && strcmp(text, "no pid\n");
+		free(text);
+	}
+	tracefs_instance_free(inst);
+	if (!set)
+		return list;
+	l = xasprintf("%s%s%s", list, *list ? " " : "", name ? name : "top");
+	free(list);
+	return l;
+}
+
+/*
+ * filtering_instances - the instances that filter by pid or cgroup now,
+ * "name name ..." (free it), for the message of a kernel out of slots
+ */
+static char *filtering_instances(void)
+{
+	char **names = tracefs_instances(NULL), *list = xstrdup("");
+	int i;
+
+	list = add_if_filtering(list, NULL);
+	for (i = 0; names && names[i]; i++)
+		list = add_if_filtering(list, names[i]);
+	tracefs_list_free(names);
+	return list;
+}
+
 /* write_error - explain why a filter write failed */
 static void write_error(const char *file, const char *what, int err)
 {
+	char *busy;
+
 	switch (-err) {
+	case ENOSPC:
+		busy = filtering_instances();
+		err_msg("%s: at most 64 instances can filter by %s at once, and that many do:\n"
+			"         clear the filters of one (cgtrace reset INSTANCE) or remove it;\n"
+			"         filtering now: %s", file,
+			strstr(file, "cgroup") ? "cgroup" : "pid", busy);
+		free(busy);
+		break;
 	case ENOENT:
 		err_msg("%s: cgroup %s does not exist", file, what);
 		break;
@@ -284,6 +369,11 @@ int tfs_set_pids(struct tracefs_instance *inst, const char *file,
 	err = tfs_clear(inst, file);
 	for (i = 0; !err && i < n; i++) {
 		err = tfs_write(inst, file, pids[i], false);
+		if (err == -ENOSPC) {
+			write_error(file, pids[i], err);
+			tfs_clear(inst, file);
+			return -1;
+		}
 		if (err) {
 			err_msg("%s: cannot add pid %s: %s", file, pids[i],
 				strerror(-err));

@@ -20,6 +20,7 @@ int tfs_init(bool write);
 int tfs_instance_get(const char *name, bool create,
 		     struct tracefs_instance **inst, bool *created);
 void tfs_instance_put(struct tracefs_instance *inst, bool destroy);
+bool tfs_instance_exists(const char *name);
 bool tfs_is_top(struct tracefs_instance *inst);
 const char *tfs_instance_label(struct tracefs_instance *inst);
 bool tfs_has(struct tracefs_instance *inst, const char *file);

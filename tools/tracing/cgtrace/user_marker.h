@@ -19,6 +19,10 @@
  * without either, every call is a cheap no-op. Define UM_NO_PRCTL to skip
  * the fallback, UM_TRACEFS to use another tracefs mount point.
  *
+ * It compiles as C99 and later (-std=c99, c11, c17, gnu*) and as C++:
+ * a strict ISO mode hides O_CLOEXEC from <fcntl.h>, and the descriptor is
+ * then marked close-on-exec with fcntl().
+ *
  * Every function returns 0 or a negative errno; errors can be ignored.
  * The prctl has no async kinds (it takes BEGIN, END, COUNTER and INSTANT):
  * without the user_events file, um_async_begin() and um_async_end() record
@@ -59,7 +63,13 @@ static inline int um__file(void)
 
 	if (fd != -2)
 		return fd;
+#ifdef O_CLOEXEC
 	fd = open(UM_TRACEFS "/user_events", O_WRONLY | O_CLOEXEC);
+#else
+	fd = open(UM_TRACEFS "/user_events", O_WRONLY);
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+#endif
 	if (fd < 0)
 		fd = -1;
 	/* two threads may race here: the first one's descriptor wins */

@@ -9,6 +9,9 @@
  *
  * usage: toy_gc [CYCLES [MARK_MS [SWEEP_MS]]]   (default 5 4 3)
  */
+/* clock_gettime() and nanosleep() are POSIX: ask for them under -std=c11 */
+#define _POSIX_C_SOURCE 200809L
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

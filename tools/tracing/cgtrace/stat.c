@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * show.c - "cgtrace show": print every context filter of an instance, its
- * fork options and its marker settings and counts.
+ * stat.c - "cgtrace stat": print every context filter of an instance, its
+ * fork options and its marker settings and counts (as "trace-cmd stat"
+ * prints an instance's state).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,10 +13,21 @@
 #include "cgtrace.h"
 #include "tracefs_util.h"
 
-static void show_usage(FILE *f)
+static const struct option instance_options[] = {
+	{ "instance",	required_argument, NULL, 'B' },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL },
+};
+
+const struct option *stat_long_options(void)
+{
+	return instance_options;
+}
+
+void stat_usage(FILE *f)
 {
 	fprintf(f,
-"usage: cgtrace show [[-B] INSTANCE]\n"
+"usage: cgtrace stat [-B INSTANCE | INSTANCE]\n"
 "\n"
 "Print the context filters of a tracing instance (the top level when\n"
 "INSTANCE is omitted or \"top\"): the four pid files (set_event_pid,\n"
@@ -29,11 +41,15 @@ static void show_usage(FILE *f)
 "Reading needs read access to tracefs only, e.g. membership of the\n"
 "group it was mounted with (mount -o remount,gid=GID,mode=0750).\n"
 "\n"
+"options:\n"
+"  -B, --instance NAME  the instance (as trace-cmd stat -B)\n"
+"  -h, --help           this text\n"
+"\n"
 "exit status: 0; 1 when the instance does not exist or cannot be read;\n"
-"2 for a usage error.\n");
+"129 for a usage error.\n");
 }
 
-/* show_file - "name: value", one list entry per line, aligned */
+/* show_file - "name value", one list entry per line, aligned */
 static void show_file(struct tracefs_instance *inst, const char *file)
 {
 	char *text, *line, *save;
@@ -63,22 +79,17 @@ static void show_file(struct tracefs_instance *inst, const char *file)
 }
 
 /*
- * instance_arg - the instance of show and reset: -B NAME (as trace-cmd
+ * instance_arg - the instance of stat and reset: -B NAME (as trace-cmd
  * names one), or a lone positional NAME; NULL for the top level.
  * Returns 0, or -1 for a usage error, 1 for --help.
  */
 int instance_arg(int argc, char **argv, const char **name)
 {
-	static const struct option longopts[] = {
-		{ "instance",	required_argument, NULL, 'B' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL },
-	};
 	int c;
 
 	*name = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "B:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "B:h", instance_options, NULL)) != -1) {
 		switch (c) {
 		case 'B':
 			*name = optarg;
@@ -98,7 +109,7 @@ int instance_arg(int argc, char **argv, const char **name)
 	return 0;
 }
 
-int cmd_show(int argc, char **argv)
+int cmd_stat(int argc, char **argv)
 {
 	static const char * const other[] = {
 		"options/event-fork", "options/function-fork",
@@ -111,12 +122,12 @@ int cmd_show(int argc, char **argv)
 
 	i = instance_arg(argc, argv, &name);
 	if (i) {
-		show_usage(i > 0 ? stdout : stderr);
+		stat_usage(i > 0 ? stdout : stderr);
 		return i > 0 ? 0 : EXIT_USAGE;
 	}
 	/* reading needs read access only (a tracefs gid= group member) */
 	if (tfs_init(false) || tfs_instance_get(name, false, &inst, NULL))
-		return 1;
+		return EXIT_FAIL;
 	printf("instance: %s\n", tfs_instance_label(inst));
 	for (i = 0; i < 4; i++)
 		show_file(inst, tfs_pid_files[i]);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# description: cgtrace show prints every pid and cgroup filter, the fork
+# description: cgtrace stat prints every pid and cgroup filter, the fork
 #   options and the marker settings of an instance, needing read access
 #   only (a member of tracefs's gid= group); cgtrace reset clears them all
 #   and writes the documented user_events_rate default.
@@ -7,7 +7,7 @@
 . "$(dirname "$0")/testlib"
 [ -e $T/set_event_cgroup ] || skip "kernel has no set_event_cgroup"
 
-i=$T/instances/cgt_show
+i=$T/instances/cgt_stat
 mkdir $i || fail "cannot make an instance"
 trap 'rmdir $i 2>/dev/null; cleanup' EXIT
 mkdir -p $CG/cgt-s1 $CG/cgt-s2
@@ -33,23 +33,23 @@ set_file options/function-fork 1
 set_file user_events_rate "5 7"
 set_file options/user_events_prctl 1
 
-"$CGTRACE" show cgt_show >"$work/show" || fail "show exited with $?"
-cat "$work/show"
+"$CGTRACE" stat cgt_stat >"$work/stat" || fail "stat exited with $?"
+cat "$work/stat"
 for f in "${files[@]}"; do
-	grep -q "^$f " "$work/show" || fail "show does not print $f"
+	grep -q "^$f " "$work/stat" || fail "stat does not print $f"
 done
-grep -qE "^set_event_pid +$$\$" "$work/show" || fail "show: set_event_pid is not $$"
-grep -qE '^set_event_cgroup +/cgt-s1$' "$work/show" || fail "show: set_event_cgroup first line"
-grep -qE '^ +/cgt-s2$' "$work/show" || fail "show: set_event_cgroup second line"
-grep -qE '^options/event-fork +1$' "$work/show" || fail "show: event-fork"
+grep -qE "^set_event_pid +$$\$" "$work/stat" || fail "stat: set_event_pid is not $$"
+grep -qE '^set_event_cgroup +/cgt-s1$' "$work/stat" || fail "stat: set_event_cgroup first line"
+grep -qE '^ +/cgt-s2$' "$work/stat" || fail "stat: set_event_cgroup second line"
+grep -qE '^options/event-fork +1$' "$work/stat" || fail "stat: event-fork"
 if [ -e $i/user_events_rate ]; then
-	grep -qE '^user_events_rate +5 7$' "$work/show" || fail "show: user_events_rate"
-	grep -q '^user_events_stats' "$work/show" || fail "show: user_events_stats"
+	grep -qE '^user_events_rate +5 7$' "$work/stat" || fail "stat: user_events_rate"
+	grep -q '^user_events_stats' "$work/stat" || fail "stat: user_events_stats"
 else
-	grep -qE '^user_events_rate +\(not in this kernel\)$' "$work/show" ||
-		fail "show: a missing user_events_rate is not reported"
+	grep -qE '^user_events_rate +\(not in this kernel\)$' "$work/stat" ||
+		fail "stat: a missing user_events_rate is not reported"
 fi
-pass "show prints ${#files[@]} settings"
+pass "stat prints ${#files[@]} settings"
 
 # read access is enough: a member of the group tracefs is mounted with
 if command -v setpriv >/dev/null; then
@@ -60,22 +60,22 @@ if command -v setpriv >/dev/null; then
 	as_member() {
 		setpriv --reuid=65534 --regid=65534 --groups=4242 --inh-caps=-all "$@"
 	}
-	as_member "$CGTRACE" show cgt_show >"$work/show_ro" 2>&1 &&
-		fail "show succeeded for a user outside tracefs's group"
+	as_member "$CGTRACE" stat cgt_stat >"$work/stat_ro" 2>&1 &&
+		fail "stat succeeded for a user outside tracefs's group"
 	mount -o remount,gid=4242,mode=0750 $T || fail "cannot remount tracefs with gid=4242"
-	as_member "$CGTRACE" show cgt_show >"$work/show_ro" 2>&1 ||
-		{ cat "$work/show_ro"; fail "show failed for a member of tracefs's group"; }
-	grep -qE '^set_event_cgroup +/cgt-s1$' "$work/show_ro" ||
-		{ cat "$work/show_ro"; fail "show as a group member: set_event_cgroup not read"; }
-	as_member "$CGTRACE" reset cgt_show >"$work/reset_ro" 2>&1 &&
+	as_member "$CGTRACE" stat cgt_stat >"$work/stat_ro" 2>&1 ||
+		{ cat "$work/stat_ro"; fail "stat failed for a member of tracefs's group"; }
+	grep -qE '^set_event_cgroup +/cgt-s1$' "$work/stat_ro" ||
+		{ cat "$work/stat_ro"; fail "stat as a group member: set_event_cgroup not read"; }
+	as_member "$CGTRACE" reset cgt_stat >"$work/reset_ro" 2>&1 &&
 		fail "reset succeeded for a group member (it must need write access)"
 	grep -q 'no permission' "$work/reset_ro" || { cat "$work/reset_ro"; fail "reset: no permission message"; }
 	[ -n "$(cat $i/set_event_cgroup)" ] || fail "a refused reset changed set_event_cgroup"
 	mount -o remount,gid=${gid:-0},mode=${mode:-700} $T
-	pass "show needs read access only (group gid=4242), reset refuses and changes nothing"
+	pass "stat needs read access only (group gid=4242), reset refuses and changes nothing"
 fi
 
-"$CGTRACE" reset cgt_show || fail "reset exited with $?"
+"$CGTRACE" reset cgt_stat || fail "reset exited with $?"
 for f in set_event_pid set_event_notrace_pid set_ftrace_pid set_ftrace_notrace_pid \
 	 set_event_cgroup set_event_notrace_cgroup set_ftrace_cgroup set_ftrace_notrace_cgroup; do
 	[ -e $i/$f ] || continue
@@ -89,13 +89,13 @@ if [ -e $i/user_events_rate ]; then
 	[ "$(cat $i/user_events_rate)" = "100000 10000" ] ||
 		fail "reset: user_events_rate is '$(cat $i/user_events_rate)'"
 fi
-"$CGTRACE" show cgt_show >"$work/show2"
-grep -qE '^set_event_cgroup +\(empty\)$' "$work/show2" || fail "show after reset"
+"$CGTRACE" stat cgt_stat >"$work/stat2"
+grep -qE '^set_event_cgroup +\(empty\)$' "$work/stat2" || fail "stat after reset"
 pass "reset clears every filter and option"
 
-"$CGTRACE" show | grep -q '^instance: top' || fail "show without argument is not the top level"
-"$CGTRACE" show -B cgt_show | grep -q '^instance: cgt_show' || fail "show -B NAME (trace-cmd's way)"
-"$CGTRACE" show no_such_instance 2>"$work/err" && fail "show of a missing instance succeeded"
+"$CGTRACE" stat | grep -q '^instance: top' || fail "stat without argument is not the top level"
+"$CGTRACE" stat -B cgt_stat | grep -q '^instance: cgt_stat' || fail "stat -B NAME (trace-cmd's way)"
+"$CGTRACE" stat no_such_instance 2>"$work/err" && fail "stat of a missing instance succeeded"
 grep -q 'no tracing instance named no_such_instance' "$work/err" || fail "missing instance message"
 pass "top level by default; a missing instance is an error"
 exit 0

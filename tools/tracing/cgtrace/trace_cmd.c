@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace_cmd.c - find trace-cmd, say what it is to record, and start it
+ *
+ * trace-cmd runs in a directory of cgtrace's own (recorder.workdir),
+ * beside the output file (or in $TMPDIR with -N): trace-cmd 3.1 writes a
+ * per-CPU file into its working directory even with --temp, so in a
+ * directory the user cannot write (a read-only checkout, "/") it fails.
+ * It writes the trace there too; cgtrace moves it into place once it has
+ * read it back. COMMAND itself runs in the user's directory ("cgtrace
+ * __exec" changes back to it).
+ *
+ * SIGINT and SIGQUIT are blocked in trace-cmd (the mask survives exec,
+ * and trace-cmd does not unblock them): a Ctrl-C on the terminal reaches
+ * COMMAND and cgtrace, and cgtrace, not trace-cmd, decides when the
+ * recording stops, so that it reads the buffer's final counts first.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "cgtrace.h"
+#include "recorder.h"
+#include "tracefs_util.h"
+
+static const char * const default_events[] = {
+	"sched:sched_switch", "sched:sched_wakeup", "sched:sched_process_fork",
+	"sched:sched_process_exec", "sched:sched_process_exit", NULL,
+};
+
+/*
+ * trace_cmd_path - the trace-cmd to run: $CGTRACE_TRACE_CMD (a path), or
+ * "trace-cmd" looked up in PATH
+ */
+const char *trace_cmd_path(void)
+{
+	const char *p = getenv("CGTRACE_TRACE_CMD");
+
+	return p && *p ? p : "trace-cmd";
+}
+
+/*
+ * trace_cmd_filters_cgroups - whether this trace-cmd sets an instance's
+ * cgroup filter itself ("trace-cmd record --cgroup CG"). Then cgtrace
+ * could hand it the -G cgroups here instead of writing set_event_cgroup
+ * in set_filters(). Detect it here (from "trace-cmd record --help" or the
+ * version) once such a trace-cmd is found; trace-cmd 3.1 has none.
+ */
+static bool trace_cmd_filters_cgroups(void)
+{
+	return false;
+}
+
+/*
+ * trace_cmd_argv - "trace-cmd record" for the session: where to write,
+ * the instance, the default events, the user's trace-cmd options in
+ * their order, then "cgtrace __exec" as the command it runs:
+ *   __exec STATUS_FD CONTROL_FD CGROUP_DIR|- CWD USER|- -- [COMMAND...]
+ */
+char **trace_cmd_argv(struct recorder *r, const char *self, int status_fd,
+		      int control_fd)
+{
+	struct rec_session *s = r->s;
+	struct str_list a = { 0 };
+	char num[16];
+	int i;
+
+	str_list_add(&a, trace_cmd_path());
+	str_list_add(&a, "record");
+	if (!getenv("CGTRACE_DEBUG"))
+		str_list_add(&a, "-q");
+	if (s->net) {
+		str_list_add(&a, "-N");
+		str_list_add(&a, s->net);
+	} else {
+		str_list_add(&a, "-o");
+		str_list_add(&a, r->tmp_output);
+		str_list_add(&a, "--temp");
+		str_list_add(&a, r->workdir);
+	}
+	/* the options after it apply to the instance, as in trace-cmd */
+	if (!tfs_is_top(r->inst)) {
+		str_list_add(&a, "-B");
+		str_list_add(&a, tracefs_instance_get_name(r->inst));
+	}
+	if (trace_cmd_filters_cgroups())
+		for (i = 0; i < r->cg_words.n; i++) {
+			str_list_add(&a, "--cgroup");
+			str_list_add(&a, r->cg_words.v[i]);
+		}
+	if (!s->events_given && !s->tracer) {
+		for (i = 0; default_events[i]; i++) {
+			str_list_add(&a, "-e");
+			str_list_add(&a, default_events[i]);
+		}
+		if (tfs_has_user_markers(r->inst)) {
+			str_list_add(&a, "-e");
+			str_list_add(&a, "user_markers");
+		}
+	}
+	for (i = 0; i < s->tc_args.n; i++)
+		str_list_add(&a, s->tc_args.v[i]);
+	str_list_add(&a, "--");
+	str_list_add(&a, self);
+	str_list_add(&a, "__exec");
+	snprintf(num, sizeof(num), "%d", status_fd);
+	str_list_add(&a, num);
+	snprintf(num, sizeof(num), "%d", control_fd);
+	str_list_add(&a, num);
+	str_list_add(&a, s->enter_cgroup ? s->enter_cgroup : "-");
+	str_list_add(&a, r->cwd);
+	str_list_add(&a, s->user ? s->user : "-");
+	str_list_add(&a, "--");
+	for (i = 0; s->cmd && s->cmd[i]; i++)
+		str_list_add(&a, s->cmd[i]);
+	return a.v;
+}
+
+/*
+ * trace_cmd_start - fork and exec trace-cmd in the work directory, with
+ * SIGINT and SIGQUIT blocked. One that cannot be executed is told apart
+ * from one that fails through a close-on-exec pipe.
+ */
+pid_t trace_cmd_start(struct recorder *r, char **argv)
+{
+	int errpipe[2], err = 0, i;
+	sigset_t block;
+	pid_t pid;
+
+	if (getenv("CGTRACE_DEBUG")) {
+		fprintf(stderr, "cgtrace: debug: in %s: running", r->workdir);
+		for (i = 0; argv[i]; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fprintf(stderr, "\n");
+	}
+	if (pipe2(errpipe, O_CLOEXEC)) {
+		err_msg("pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err_msg("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		close(errpipe[0]);
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGQUIT);
+		sigprocmask(SIG_BLOCK, &block, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		if (chdir(r->workdir))
+			err = errno;
+		else
+			execvp(argv[0], argv);
+		if (!err)
+			err = errno;
+		if (write(errpipe[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(errpipe[1]);
+	if (read(errpipe[0], &err, sizeof(err)) != sizeof(err))
+		err = 0;
+	close(errpipe[0]);
+	if (!err)
+		return pid;
+	waitpid(pid, NULL, 0);
+	if (err == ENOENT && !getenv("CGTRACE_TRACE_CMD"))
+		err_msg("trace-cmd is not installed or not in PATH: install it (apt install trace-cmd), or name it with CGTRACE_TRACE_CMD=PATH");
+	else
+		err_msg("cannot run %s in %s: %s", argv[0], r->workdir,
+			strerror(err));
+	return -1;
+}
