@@ -198,8 +198,10 @@ static int set_marker_option(struct recorder *r)
  *
  * The function tracer files are written only for a function tracer, so
  * that a kernel without CONFIG_FUNCTION_TRACER can still filter events.
- * (A trace-cmd with "record --cgroup" could be handed -G and -X instead:
- * trace_cmd.c says whether this one can.)
+ * A trace-cmd with "record --cgroup" is handed the cgroup lists instead
+ * (r->tc_cgroups, trace_cmd_argv()), unless a function tracer records:
+ * then the notes writer's cgroup must stay out of set_ftrace_cgroup, which
+ * trace-cmd's --cgroup also writes.
  */
 int set_filters(struct recorder *r)
 {
@@ -207,6 +209,10 @@ int set_filters(struct recorder *r)
 	bool ftrace = is_function_tracer(s->tracer);
 	struct str_list *cg = &r->cg_words, *nt = &r->nt_words;
 
+	r->tc_cgroups = !ftrace && (cg->n || nt->n) &&
+			trace_cmd_filters_cgroups();
+	if (r->tc_cgroups)
+		goto pids;
 	if (cg->n &&
 	    (set_list(r, "set_event_cgroup", cg->v, cg->n, false) ||
 	     /* the notes' writer is for events only (its trace_marker) */
@@ -218,6 +224,7 @@ int set_filters(struct recorder *r)
 	     (ftrace && set_list(r, "set_ftrace_notrace_cgroup", nt->v, nt->n,
 				 false))))
 		return -1;
+pids:
 	if (s->pids.n &&
 	    (set_list(r, "set_event_pid", s->pids.v, s->pids.n, true) ||
 	     (ftrace && set_list(r, "set_ftrace_pid", s->pids.v, s->pids.n,

@@ -47,6 +47,8 @@ struct recorder {
 	struct cg_ref		*notrace;
 	struct str_list		cg_words;
 	struct str_list		nt_words;
+	/* trace-cmd sets (and restores) the cgroup lists: record --cgroup */
+	bool			tc_cgroups;
 
 	/* instance files changed, to restore */
 	struct change		changes[MAX_CHANGES];
@@ -89,6 +91,7 @@ void notes_task(struct recorder *r, int pid, const char *dir);
 
 /* trace_cmd.c */
 const char *trace_cmd_path(void);
+bool trace_cmd_filters_cgroups(void);
 char **trace_cmd_argv(struct recorder *r, const char *self, int status_fd,
 		      int control_fd);
 pid_t trace_cmd_start(struct recorder *r, char **argv);

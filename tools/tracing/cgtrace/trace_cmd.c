@@ -37,7 +37,8 @@ static const char * const default_events[] = {
 
 /*
  * trace_cmd_path - the trace-cmd to run: $CGTRACE_TRACE_CMD (a path), or
- * "trace-cmd" looked up in PATH
+ * "trace-cmd" looked up in PATH ("make tracecmd-install" puts the
+ * project's, which filters cgroups itself, in /usr/local/bin)
  */
 const char *trace_cmd_path(void)
 {
@@ -46,16 +47,67 @@ const char *trace_cmd_path(void)
 	return p && *p ? p : "trace-cmd";
 }
 
+/* trace_cmd_file - the file trace_cmd_path() runs (PATH searched), or NULL */
+static char *trace_cmd_file(void)
+{
+	const char *tc = trace_cmd_path();
+	char *path, *dirs, *dir, *save, *file = NULL;
+
+	if (strchr(tc, '/'))
+		return xstrdup(tc);
+	path = getenv("PATH");
+	dirs = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !file;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *f = xasprintf("%s/%s", *dir ? dir : ".", tc);
+
+		if (!access(f, X_OK))
+			file = f;
+		else
+			free(f);
+	}
+	free(dirs);
+	return file;
+}
+
 /*
  * trace_cmd_filters_cgroups - whether this trace-cmd sets an instance's
- * cgroup filter itself ("trace-cmd record --cgroup CG"). Then cgtrace
- * could hand it the -G cgroups here instead of writing set_event_cgroup
- * in set_filters(). Detect it here (from "trace-cmd record --help" or the
- * version) once such a trace-cmd is found; trace-cmd 3.1 has none.
+ * cgroup filters itself ("trace-cmd record --cgroup CG", the project's
+ * trace-cmd series). Then the session hands it the -G and -X cgroups
+ * instead of writing the files (set_filters()), and trace-cmd puts them
+ * back when it ends. Asked of its file, which names the option, not by
+ * running it: a trace-cmd that hangs must hang only where cgtrace runs it
+ * under its control (and its Ctrl-C). Asked once.
  */
-static bool trace_cmd_filters_cgroups(void)
+bool trace_cmd_filters_cgroups(void)
 {
-	return false;
+	static const char opt[] = "--notrace-cgroup";
+	static int known = -1;
+	char buf[65536 + sizeof(opt)];
+	size_t keep = 0, n;
+	char *file;
+	FILE *f;
+
+	if (known >= 0)
+		return known;
+	known = 0;
+	file = trace_cmd_file();
+	f = file ? fopen(file, "r") : NULL;
+	free(file);
+	if (!f)
+		return false;
+	/* the last bytes of a chunk stay for a match across two */
+	while ((n = fread(buf + keep, 1, sizeof(buf) - keep, f)) > 0) {
+		n += keep;
+		if (memmem(buf, n, opt, sizeof(opt) - 1)) {
+			known = 1;
+			break;
+		}
+		keep = sizeof(opt) - 2;
+		memmove(buf, buf + n - keep, keep);
+	}
+	fclose(f);
+	return known;
 }
 
 /*
@@ -85,16 +137,29 @@ char **trace_cmd_argv(struct recorder *r, const char *self, int status_fd,
 		str_list_add(&a, "--temp");
 		str_list_add(&a, r->workdir);
 	}
+	/*
+	 * A trace-cmd that filters cgroups is newer than the libtracecmd
+	 * cgtrace reads the trace with: ask for the file version both know.
+	 */
+	if (r->tc_cgroups) {
+		str_list_add(&a, "--file-version");
+		str_list_add(&a, "6");
+	}
 	/* the options after it apply to the instance, as in trace-cmd */
 	if (!tfs_is_top(r->inst)) {
 		str_list_add(&a, "-B");
 		str_list_add(&a, tracefs_instance_get_name(r->inst));
 	}
-	if (trace_cmd_filters_cgroups())
+	if (r->tc_cgroups) {
 		for (i = 0; i < r->cg_words.n; i++) {
 			str_list_add(&a, "--cgroup");
 			str_list_add(&a, r->cg_words.v[i]);
 		}
+		for (i = 0; i < r->nt_words.n; i++) {
+			str_list_add(&a, "--notrace-cgroup");
+			str_list_add(&a, r->nt_words.v[i]);
+		}
+	}
 	if (!s->events_given && !s->tracer) {
 		for (i = 0; default_events[i]; i++) {
 			str_list_add(&a, "-e");
