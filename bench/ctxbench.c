@@ -206,8 +206,11 @@ static struct bcase cases[] = {
 #define NR_CASES	ARRAY_SIZE(cases)
 
 static int has_cgfilter, has_markers, has_soft;
-/* user_events_rate of a new instance, for RATE_DEFAULT */
-static char default_rate[64];
+/*
+ * user_events_rate and user_events_rate_total of a new instance, for
+ * RATE_DEFAULT (the total is empty on a kernel without it)
+ */
+static char default_rate[64], default_total[64];
 static int nr_inst;		/* extra instances made (the largest ninst) */
 static pid_t self, partner;
 static int ping[2], pong[2];
@@ -570,6 +573,11 @@ static void fill_bucket(void)
 	if (sscanf(default_rate, "%lu %lu", &rate, &burst) != 2 || !rate)
 		die("user_events_rate \"%s\": not \"RATE BURST\"", default_rate);
 	s = (double)burst / rate + 0.05;
+	/* and the instance's total, which the cases before did not use */
+	if (default_total[0] &&
+	    sscanf(default_total, "%lu %lu", &rate, &burst) == 2 && rate &&
+	    (double)burst / rate + 0.05 > s)
+		s = (double)burst / rate + 0.05;
 	ts.tv_sec = (time_t)s;
 	ts.tv_nsec = (long)((s - ts.tv_sec) * 1e9);
 	nanosleep(&ts, NULL);
@@ -621,6 +629,10 @@ static void apply(const struct bcase *c)
 		must_write(INST "/user_events_rate",
 			   c->rate == RATE_DROP ? "1 1" :
 			   c->rate == RATE_DEFAULT ? default_rate : "0");
+		/* the instance's total: its default only with the default */
+		if (default_total[0])
+			must_write(INST "/user_events_rate_total",
+				   c->rate == RATE_DEFAULT ? default_total : "0");
 		if (c->rate == RATE_DEFAULT)
 			fill_bucket();
 	}
@@ -659,6 +671,8 @@ static void reset(void)
 	write_file(INST "/events/syscalls/sys_enter_getppid/filter", "0", 1);
 	if (has_markers)
 		write_file(INST "/user_events_rate", "0", 1);
+	if (default_total[0])
+		write_file(INST "/user_events_rate_total", "0", 1);
 	write_file(INST "/set_event_pid", "", 1);
 	write_file(INST "/tracing_on", "1", 1);
 	if (has_cgfilter) {
@@ -1118,6 +1132,14 @@ int main(int argc, char **argv)
 		fclose(f);
 		default_rate[strcspn(default_rate, "\n")] = '\0';
 		printf("info default_rate %s\n", default_rate);
+		f = fopen(INST "/user_events_rate_total", "r");
+		if (f) {
+			if (!fgets(default_total, sizeof(default_total), f))
+				die("%s/user_events_rate_total reads empty", INST);
+			fclose(f);
+			default_total[strcspn(default_total, "\n")] = '\0';
+			printf("info default_total %s\n", default_total);
+		}
 	}
 	has_soft = exists(SOFT_HOST);
 	printf("info has_cgroup_filter %d\n", has_cgfilter);

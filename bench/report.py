@@ -679,9 +679,9 @@ def main(raw):
             ("B + E disabled, above the syscalls (parsing, checks)",
              "K.mk_pair_ue_off - K.mk_pair_null", ""),
             ("recording B + E, above user_markers disabled", "K.mk_pair_ue - K.mk_pair_ue_off", ""),
-            ("B + E under a new instance's rate limit (the others run unlimited): `mk_pair_ue_rated`",
+            ("B + E under a new instance's rate limits, per process and in total (the others run unlimited): `mk_pair_ue_rated`",
              "K.mk_pair_ue_rated", ""),
-            ("the rate limit's cost (the group and the token take), per pair", "K.mk_pair_ue_rated - K.mk_pair_ue", ""),
+            ("the rate limits' cost (the group, its bucket and the instance's), per pair", "K.mk_pair_ue_rated - K.mk_pair_ue", ""),
             ("the target: 1.3 x two trace_marker writes", "K.mk_pair_tm * 1.3", "")]))
 
     o += section(
