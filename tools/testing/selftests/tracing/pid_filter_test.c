@@ -145,8 +145,8 @@ static void count_lines(const char *text, const char *needle, int pid,
 	*all = *of_pid = *others = 0;
 	for (; *line; line = *end ? end + 1 : end) {
 		end = strchrnul(line, '\n');
-		if (*line == '#' || !memmem(line, end - line, needle,
-					   strlen(needle)))
+		if (*line == '#' ||
+		    !memmem(line, end - line, needle, strlen(needle)))
 			continue;
 		(*all)++;
 		if (line_pid(line, end) == pid)
@@ -226,8 +226,9 @@ TEST_F_TIMEOUT(pf, pid_files_work_in_every_instance, 600)
 	}
 	EXPECT_EQ(0, ret) TH_LOG("instance %d: %s", i, strerror(-ret));
 	if (!ret) {
-		ASSERT_EQ(0, cgt_instance_write(last,
-			  "events/syscalls/sys_enter_getppid/enable", "1"));
+		const char *getppid_enable = "events/syscalls/sys_enter_getppid/enable";
+
+		ASSERT_EQ(0, cgt_instance_write(last, getppid_enable, "1"));
 		if (fn) {
 			ASSERT_EQ(0, write_pid(last, "set_ftrace_pid", a));
 			ASSERT_EQ(0, cgt_instance_write(last, "set_ftrace_filter",

@@ -1092,8 +1092,8 @@ TEST_F_TIMEOUT(race, moves_that_keep_the_v2_cgroup_do_not_call_tracing, 300)
 	}
 	toggles = attach_calls(&fn);
 
-	have_v1 = mkdtemp(v1) && !mount("cgroup", v1, "cgroup", 0,
-					 "none,name=cgtrace_race");
+	have_v1 = mkdtemp(v1) &&
+		  !mount("cgroup", v1, "cgroup", 0, "none,name=cgtrace_race");
 	if (have_v1) {
 		snprintf(v1x, sizeof(v1x), "%s/x", v1);
 		ASSERT_EQ(0, mkdir(v1x, 0755));
