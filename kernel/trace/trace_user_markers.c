@@ -42,12 +42,13 @@ static LIST_HEAD(um_instances);
 static DEFINE_MUTEX(um_instances_lock);
 DEFINE_STATIC_SRCU(um_srcu);
 
-static_assert(USER_MARKERS_BEGIN == BIT(UM_BEGIN) &&
-	      USER_MARKERS_END == BIT(UM_END) &&
-	      USER_MARKERS_COUNTER == BIT(UM_COUNTER) &&
-	      USER_MARKERS_ASYNC_BEGIN == BIT(UM_ASYNC_BEGIN) &&
-	      USER_MARKERS_ASYNC_END == BIT(UM_ASYNC_END) &&
-	      USER_MARKERS_INSTANT == BIT(UM_INSTANT));
+/* user_events_enabled's bits are the events' own (uapi) */
+static_assert(BIT(UM_BEGIN) == USER_MARKERS_BEGIN &&
+	      BIT(UM_END) == USER_MARKERS_END &&
+	      BIT(UM_COUNTER) == USER_MARKERS_COUNTER &&
+	      BIT(UM_ASYNC_BEGIN) == USER_MARKERS_ASYNC_BEGIN &&
+	      BIT(UM_ASYNC_END) == USER_MARKERS_ASYNC_END &&
+	      BIT(UM_INSTANT) == USER_MARKERS_INSTANT);
 
 /* ------------------------------------------------------------------ */
 /* Delivering a batch of records to one instance                       */
