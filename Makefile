@@ -79,9 +79,9 @@ $(BUILD)/selftests/%: $(KTESTS)/%.c $(KTESTS)/*.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -o $@ $< -lpthread
 
-$(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h
+$(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h tools/tracing/cgtrace/user_marker.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -o $@ $< -lpthread
+	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -Itools/tracing/cgtrace -o $@ $< -lpthread
 
 # tools: cgtrace, its trace-cmd plugin, man pages, bash completion and the
 # toy_gc example, into build/tools. It needs only the tool's own libraries

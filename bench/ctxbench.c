@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -60,6 +61,30 @@
  */
 #define SOFT_HOST	INST "/events/sched/sched_process_exec/trigger"
 
+/*
+ * user_marker.h, writing to the benchmark's instance (its user_events
+ * and user_events_enabled) instead of the top level's
+ */
+#define UM_TRACEFS	INST
+#define UM_NO_PRCTL
+#include "user_marker.h"
+
+/*
+ * Mainline's user_events (6.4 and later): an event registered with an
+ * enable bit in the writer's memory (linux/user_events.h, which older
+ * headers lack).
+ */
+struct ml_user_reg {
+	unsigned int		size;
+	unsigned char		enable_bit;
+	unsigned char		enable_size;
+	unsigned short		flags;
+	unsigned long long	enable_addr;
+	unsigned long long	name_args;
+	unsigned int		write_index;
+} __attribute__((__packed__));
+#define ML_DIAG_IOCSREG	_IOWR('*', 0, struct ml_user_reg *)
+
 enum kind { K_SYSCALL, K_PINGPONG, K_MARKER, K_MIGRATE };
 #define NR_KINDS	(K_MIGRATE + 1)
 
@@ -78,7 +103,8 @@ enum cg { CG_NONE, CG_SELF, CG_OTHER, CG_MANY };
 enum pid { PID_NONE, PID_SELF, PID_OTHER, PID_MANY, PID_ECHOED };
 
 /* What a marker case writes, and how. */
-enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_PAIR_NULL, MK_SINGLE, MK_BATCH };
+enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_PAIR_NULL, MK_SINGLE, MK_BATCH,
+	  MK_UMH, MK_MAINLINE, MK_LOOP };
 
 /*
  * The marker rate limit: unlimited ("0"), dropping ("1 1"), or as a new
@@ -189,6 +215,19 @@ static struct bcase cases[] = {
 	{ "mk_batch16_open",	K_MARKER, EV_NONE, .mk = MK_BATCH, .open = 1 },
 	{ "mk_pair_ue_open",	K_MARKER, EV_NONE, .mk = MK_PAIR_UE, .open = 1 },
 	/*
+	 * A B + E pair through user_marker.h: with user_markers disabled in
+	 * the instance it tests the enable state its page holds and makes no
+	 * system call; enabled, it writes the two records. mk_loop is the
+	 * benchmark's own loop around an operation that does nothing: what
+	 * a pair costs above it is the pair's. mk_mainline is mainline's
+	 * user_events (6.4 on) disabled: two events registered with enable
+	 * bits in the writer's memory, each tested before a write.
+	 */
+	{ "mk_loop",		K_MARKER, EV_NONE, .mk = MK_LOOP },
+	{ "mk_umh_off",		K_MARKER, EV_NONE, .mk = MK_UMH },
+	{ "mk_umh",		K_MARKER, EV_MARKERS, .mk = MK_UMH },
+	{ "mk_mainline_off",	K_MARKER, EV_NONE, .mk = MK_MAINLINE },
+	/*
 	 * cgroup migrations: the task moves to /ctxbench-mig and back (two
 	 * migrations an operation), with no cgroup filter anywhere (the
 	 * cgroup core's call into tracing returns at its static key) and
@@ -215,6 +254,10 @@ static int nr_inst;		/* extra instances made (the largest ninst) */
 static pid_t self, partner;
 static int ping[2], pong[2];
 static int ue_fd = -1, tm_fd = -1, null_fd = -1;
+/* mainline's user_events: its data file and the enable words it sets */
+static int ml_fd = -1;
+static volatile unsigned int ml_enabled[2];
+static int ml_index[2];
 static int mig_fd[2] = { -1, -1 };	/* cgroup.procs of /ctxbench-mig, /ctxbench */
 static char self_str[16];
 static char *cg_many_list, *pid_many_list;
@@ -460,10 +503,50 @@ static void setup_markers(void)
 	ue_fd = open(INST "/user_events", O_WRONLY);
 	if (ue_fd < 0)
 		die("open user_events: %s", strerror(errno));
+	/* user_marker.h: its files opened, its page mapped */
+	um_counter("ctxbench-setup", 0);
 	for (i = 0; i < 16; i++)
 		batch_len += snprintf(batch_buf + batch_len,
 				      sizeof(batch_buf) - batch_len,
 				      "C|0|ctxbench|%d\n", i);
+}
+
+/*
+ * setup_mainline - register mainline's two events "ctxbench_b" and
+ * "ctxbench_e" (user_events_data, 6.4 on) with enable bits in
+ * ml_enabled; 0, or -1 where the kernel has none
+ */
+static int setup_mainline(void)
+{
+	static const char *names[2] = { "ctxbench_b u32 v", "ctxbench_e u32 v" };
+	struct ml_user_reg reg;
+	int i;
+
+	ml_fd = open(TRACEFS "/user_events_data", O_RDWR);
+	if (ml_fd < 0)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		memset(&reg, 0, sizeof(reg));
+		reg.size = sizeof(reg);
+		reg.enable_bit = 0;
+		reg.enable_size = sizeof(ml_enabled[i]);
+		reg.enable_addr = (unsigned long)&ml_enabled[i];
+		reg.name_args = (unsigned long)names[i];
+		if (ioctl(ml_fd, ML_DIAG_IOCSREG, &reg) < 0)
+			die("user_events_data register %s: %s", names[i], strerror(errno));
+		ml_index[i] = reg.write_index;
+	}
+	return 0;
+}
+
+/* mainline_write - one of mainline's events, written if enabled */
+static void mainline_write(int i)
+{
+	struct { int index; unsigned int v; } rec = { ml_index[i], 1 };
+
+	if ((ml_enabled[i] & 1) &&
+	    write(ml_fd, &rec, sizeof(rec)) != sizeof(rec))
+		die("user_events_data write: %s", strerror(errno));
 }
 
 /* The instance's state now, so that apply() changes only what differs. */
@@ -801,6 +884,18 @@ static double run_batch(const struct bcase *c, long n)
 				break;
 			case MK_BATCH:
 				must_mwrite(ue_fd, batch_buf, batch_len);
+				break;
+			case MK_UMH:
+				um_begin("ctxbench");
+				um_end();
+				break;
+			case MK_MAINLINE:
+				mainline_write(0);
+				mainline_write(1);
+				break;
+			case MK_LOOP:
+				/* nothing: the loop's own count */
+				__asm__ __volatile__("" ::: "memory");
 				break;
 			default:
 				break;
@@ -1156,9 +1251,17 @@ int main(int argc, char **argv)
 			c->skip = 1;
 			printf("skip %s kernel has no set_event_cgroup\n", c->name);
 		} else if (c->kind == K_MARKER && !has_markers &&
-			   c->mk != MK_PAIR_TM && c->mk != MK_PAIR_NULL) {
+			   c->mk != MK_PAIR_TM && c->mk != MK_PAIR_NULL &&
+			   c->mk != MK_LOOP && c->mk != MK_MAINLINE) {
 			c->skip = 1;
 			printf("skip %s kernel has no user_events\n", c->name);
+		} else if (c->mk == MK_UMH && !exists(INST "/user_events_enabled")) {
+			c->skip = 1;
+			printf("skip %s kernel has no user_events_enabled\n", c->name);
+		} else if (c->mk == MK_MAINLINE && ml_fd < 0 && setup_mainline()) {
+			c->skip = 1;
+			printf("skip %s kernel has no mainline user_events (user_events_data)\n",
+			       c->name);
 		} else if (c->soft && !has_soft) {
 			c->skip = 1;
 			printf("skip %s no sched_process_exec event to hold enable_event triggers\n",

@@ -685,6 +685,31 @@ def main(raw):
             ("the target: 1.3 x two trace_marker writes", "K.mk_pair_tm * 1.3", "")]))
 
     o += section(
+        "8b. Markers nobody records: user_marker.h's enable state",
+        "Instructions per B + E pair written with user_marker.h "
+        "(`um_begin()`, `um_end()`), which tests the enable state that "
+        "user_events_enabled maps into the process before it writes. "
+        "Disabled, the pair makes no system call: what it costs is user "
+        "code, the benchmark's loop around it (`mk_loop`) taken out. "
+        "Mainline's user_events (6.4 and later; 6.12 here) registers an "
+        "event with an enable bit that the kernel keeps in the writer's "
+        "memory: its disabled pair is two tests of that bit. Enabled, "
+        "user_marker.h writes the same two records as `mk_pair_ue`, "
+        "formatted with snprintf().",
+        count_table(P, V, [
+            ("the benchmark's loop, nothing in it: `mk_loop`", "K.mk_loop", "floor"),
+            ("disabled pair through user_marker.h: `mk_umh_off` - `mk_loop`",
+             "K.mk_umh_off - K.mk_loop", "target <= 10, no system call"),
+            ("disabled pair, mainline user_events' enable bits: `mk_mainline_off` - `mk_loop`",
+             "K.mk_mainline_off - K.mk_loop", "6.12 only"),
+            ("disabled pair written as two write(2): `mk_pair_ue_off`", "K.mk_pair_ue_off", "before"),
+            ("two write(2) to /dev/null: `mk_pair_null`", "K.mk_pair_null", "the syscalls"),
+            ("enabled pair through user_marker.h: `mk_umh`", "K.mk_umh", ""),
+            ("enabled pair as two write(2): `mk_pair_ue`", "K.mk_pair_ue", ""),
+            ("user_marker.h's formatting and state test, enabled", "K.mk_umh - K.mk_pair_ue", "")],
+            vanilla=False))
+
+    o += section(
         "9. Markers: per record, 16-record write / single-record write",
         "A 16-record write holds 16 `C` (counter) records; per-record "
         "figures are the write's count / 16.",

@@ -11,6 +11,7 @@
  * event_filtered or buffer_dropped). See Documentation/trace/user-markers.rst.
  */
 #include <linux/capability.h>
+#include <linux/mm.h>
 #include <linux/prctl.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -19,6 +20,7 @@
 #include <linux/trace_user_markers.h>
 #include <linux/uaccess.h>
 #include <trace/events/sched.h>
+#include <uapi/linux/trace_user_markers.h>
 
 #include "trace.h"
 #include "trace_user_markers.h"
@@ -39,6 +41,14 @@
 static LIST_HEAD(um_instances);
 static DEFINE_MUTEX(um_instances_lock);
 DEFINE_STATIC_SRCU(um_srcu);
+
+/* user_events_enabled's bits are the events' own (uapi) */
+static_assert(BIT(UM_BEGIN) == USER_MARKERS_BEGIN &&
+	      BIT(UM_END) == USER_MARKERS_END &&
+	      BIT(UM_COUNTER) == USER_MARKERS_COUNTER &&
+	      BIT(UM_ASYNC_BEGIN) == USER_MARKERS_ASYNC_BEGIN &&
+	      BIT(UM_ASYNC_END) == USER_MARKERS_ASYNC_END &&
+	      BIT(UM_INSTANT) == USER_MARKERS_INSTANT);
 
 /* ------------------------------------------------------------------ */
 /* Delivering a batch of records to one instance                       */
@@ -619,6 +629,106 @@ static const struct file_operations um_prctl_fops = {
 };
 
 /* ------------------------------------------------------------------ */
+/* The enable state a process maps                                     */
+
+/*
+ * Each instance's user_events_enabled shows, in the first word of a page
+ * that processes map read-only, which of its user_markers events a write
+ * to its user_events file would reach (USER_MARKERS_*): those registered
+ * while its markers option is on. The top level's shows those of every
+ * instance, which its writes reach. A marker nobody records then costs
+ * its writer a load and no system call (tools/tracing/cgtrace/user_marker.h).
+ *
+ * The words are rewritten under um_instances_lock whenever they can
+ * change: an event registers (before its file is enabled) or unregisters
+ * (after it is disabled), a markers option changes, an instance goes.
+ */
+static u32 *um_enabled_word(struct trace_user_markers *um)
+{
+	return page_address(um->enabled_page);
+}
+
+/* um_enabled_update - rewrite every instance's enable state */
+static void um_enabled_update(void)
+{
+	struct trace_user_markers *um, *top = NULL;
+	u32 all = 0, own;
+
+	lockdep_assert_held(&um_instances_lock);
+	list_for_each_entry(um, &um_instances, list) {
+		own = 0;
+		if (um->tr->trace_flags & TRACE_ITER_MARKERS)
+			own = READ_ONCE(um->registered) & UM_RECORD_EVENTS;
+		all |= own;
+		if (um->tr->flags & TRACE_ARRAY_FL_GLOBAL)
+			top = um;
+		else
+			WRITE_ONCE(*um_enabled_word(um), own);
+	}
+	if (top)
+		WRITE_ONCE(*um_enabled_word(top), all);
+}
+
+/**
+ * trace_user_markers_flag_changed - an instance's options changed
+ * @tr: the instance
+ *
+ * The markers option decides whether its user_events file takes records.
+ */
+void trace_user_markers_flag_changed(struct trace_array *tr)
+{
+	if (!tr->user_markers)
+		return;
+	mutex_lock(&um_instances_lock);
+	um_enabled_update();
+	mutex_unlock(&um_instances_lock);
+}
+
+/* A mapping of the page must not write it: the file opens read-only. */
+static int um_enabled_open(struct inode *inode, struct file *filp)
+{
+	if (filp->f_mode & FMODE_WRITE)
+		return -EACCES;
+	return tracing_open_generic_tr(inode, filp);
+}
+
+static ssize_t um_enabled_read(struct file *filp, char __user *ubuf,
+			       size_t cnt, loff_t *ppos)
+{
+	struct trace_array *tr = filp->private_data;
+	u32 word = READ_ONCE(*um_enabled_word(tr->user_markers));
+	char buf[96];
+	int ev, len = 0;
+
+	for (ev = 0; ev < UM_NR_EVENTS; ev++) {
+		if (word & BIT(ev))
+			len += scnprintf(buf + len, sizeof(buf) - len, "%s%s",
+					 len ? " " : "", trace_um_event_names[ev]);
+	}
+	len += scnprintf(buf + len, sizeof(buf) - len, "\n");
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
+}
+
+/* The page, read-only: one page at offset 0 */
+static int um_enabled_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct trace_array *tr = filp->private_data;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	return vm_insert_page(vma, vma->vm_start,
+			      tr->user_markers->enabled_page);
+}
+
+static const struct file_operations um_enabled_fops = {
+	.open		= um_enabled_open,
+	.read		= um_enabled_read,
+	.mmap		= um_enabled_mmap,
+	.release	= um_release,
+	.llseek		= generic_file_llseek,
+};
+
+/* ------------------------------------------------------------------ */
 /* prctl(PR_TRACE_USER_MARKER, kind, name, value, 0)                   */
 
 /* PR_TRACE_MARKER_* to the event, plus one (0: not a kind) */
@@ -731,6 +841,9 @@ void trace_um_file_registered(struct trace_event_file *file, bool on)
 		return;
 	WRITE_ONCE(um->registered, on ? um->registered | bit :
 					um->registered & ~bit);
+	mutex_lock(&um_instances_lock);
+	um_enabled_update();
+	mutex_unlock(&um_instances_lock);
 }
 
 /**
@@ -750,10 +863,9 @@ int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 	if (!um)
 		return -ENOMEM;
 	um->stats = alloc_percpu(struct um_stats);
-	if (!um->stats) {
-		kfree(um);
-		return -ENOMEM;
-	}
+	um->enabled_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!um->stats || !um->enabled_page)
+		goto fail;
 	um->tr = tr;
 	um->limits.group = (u64)UM_RATE_DEFAULT << 32 | UM_BURST_DEFAULT;
 	um->limits.total = (u64)UM_TOTAL_RATE_DEFAULT << 32 |
@@ -782,11 +894,8 @@ int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 		tr->user_markers = um;
 	if (global)
 		mutex_unlock(&event_mutex);
-	if (i < UM_NR_EVENTS) {
-		free_percpu(um->stats);
-		kfree(um);
-		return -ENOMEM;
-	}
+	if (i < UM_NR_EVENTS)
+		goto fail;
 
 	trace_create_file("user_events", 0220, parent, tr, &um_events_fops);
 	trace_create_file("user_events_rate", TRACE_MODE_WRITE, parent, tr,
@@ -795,14 +904,24 @@ int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 			  tr, &um_total_rate_fops);
 	trace_create_file("user_events_stats", TRACE_MODE_READ, parent, tr,
 			  &um_stats_fops);
+	trace_create_file("user_events_enabled", TRACE_MODE_READ, parent, tr,
+			  &um_enabled_fops);
 	if (tr->options)
 		trace_create_file("user_events_prctl", TRACE_MODE_WRITE,
 				  tr->options, tr, &um_prctl_fops);
 
 	mutex_lock(&um_instances_lock);
 	list_add_tail_rcu(&um->list, &um_instances);
+	um_enabled_update();
 	mutex_unlock(&um_instances_lock);
 	return 0;
+
+fail:
+	if (um->enabled_page)
+		__free_page(um->enabled_page);
+	free_percpu(um->stats);
+	kfree(um);
+	return -ENOMEM;
 }
 
 /**
@@ -821,11 +940,14 @@ void trace_user_markers_destroy(struct trace_array *tr)
 		return;
 	mutex_lock(&um_instances_lock);
 	list_del_rcu(&um->list);
+	um_enabled_update();
 	mutex_unlock(&um_instances_lock);
 	synchronize_srcu(&um_srcu);
 
 	trace_um_state_free(um);
 	tr->user_markers = NULL;
+	/* A mapping holds the file, so no process maps the page any more */
+	__free_page(um->enabled_page);
 	free_percpu(um->stats);
 	kfree(um);
 }

@@ -29,6 +29,7 @@ struct signal_struct;
 #ifdef CONFIG_TRACE_USER_MARKERS
 int trace_user_markers_create(struct trace_array *tr, struct dentry *parent);
 void trace_user_markers_destroy(struct trace_array *tr);
+void trace_user_markers_flag_changed(struct trace_array *tr);
 #else
 static inline int trace_user_markers_create(struct trace_array *tr,
 					    struct dentry *parent)
@@ -37,6 +38,7 @@ static inline int trace_user_markers_create(struct trace_array *tr,
 }
 
 static inline void trace_user_markers_destroy(struct trace_array *tr) { }
+static inline void trace_user_markers_flag_changed(struct trace_array *tr) { }
 #endif
 
 #define UM_SYSTEM		"user_markers"
@@ -200,6 +202,8 @@ struct trace_user_markers {
 	atomic_t			nr_threads;	/* in threads[] */
 	atomic_t			nr_groups;	/* in groups[] */
 	struct um_stats __percpu	*stats;
+	/* user_events_enabled: USER_MARKERS_* in its first word */
+	struct page			*enabled_page;
 };
 
 /* trace_user_markers_parse.c */

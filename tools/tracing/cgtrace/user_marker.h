@@ -11,13 +11,26 @@
  *	um_instant("oom");		a point in time
  *	um_end();			end this thread's innermost span
  *
- * The file is opened once, on first use (O_WRONLY | O_CLOEXEC), and the
- * descriptor is shared by all threads. When it cannot be opened (no
- * tracefs, no permission, an older kernel) the calls fall back to
- * prctl(PR_TRACE_USER_MARKER), which works without tracefs and records only
- * into instances that opted in with options/user_events_prctl; on a kernel
- * without either, every call is a cheap no-op. Define UM_NO_PRCTL to skip
- * the fallback, UM_TRACEFS to use another tracefs mount point.
+ * A marker that no instance would record costs no system call: on first
+ * use the process maps /sys/kernel/tracing/user_events_enabled read-only,
+ * whose first word the kernel keeps up to date with the user_markers
+ * events that a write would reach (USER_MARKERS_* of
+ * <linux/trace_user_markers.h>), and each call first tests its bit there:
+ * a disabled marker is a load and a branch. Spans stay in step with the
+ * kernel's account of them: a span begun while begin and end were off is
+ * not written at its end either (the kernel would not have followed it),
+ * and one that was written is ended whatever the state is then. After a
+ * fork the child starts with no open span, as the kernel sees it.
+ *
+ * The files are opened once, on first use, close-on-exec, and shared by
+ * all threads. Without the state page (an older kernel, no permission, a
+ * sandbox that may not map it) every call writes, as if all were on.
+ * Without the user_events file (no tracefs, no permission) the calls
+ * fall back to prctl(PR_TRACE_USER_MARKER), one system call a marker
+ * whatever the state, which records only into instances that opted in
+ * with options/user_events_prctl and needs CAP_PERFMON; on a kernel that
+ * refuses it, every call is a cheap no-op. Define UM_NO_PRCTL to skip the
+ * fallback, UM_TRACEFS to use another tracefs mount point.
  *
  * It compiles as C99 and later (-std=c99, c11, c17, gnu*) and as C++:
  * a strict ISO mode hides O_CLOEXEC from <fcntl.h>, and the descriptor is
@@ -33,9 +46,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 
 #ifndef UM_TRACEFS
@@ -50,10 +65,35 @@
 #define PR_TRACE_MARKER_INSTANT		4
 #endif
 
+/* The bits of user_events_enabled's first word (linux/trace_user_markers.h) */
+#define UM_ON_BEGIN		(1U << 0)
+#define UM_ON_END		(1U << 1)
+#define UM_ON_COUNTER		(1U << 2)
+#define UM_ON_ASYNC_BEGIN	(1U << 3)
+#define UM_ON_ASYNC_END		(1U << 4)
+#define UM_ON_INSTANT		(1U << 5)
+
 #define UM_NAME_MAX		127
 
 /* -2: not opened yet, -1: unavailable, else the open user_events file */
 static int um__fd = -2;
+
+/* um__open - open @file of tracefs close-on-exec, or -1 */
+static inline int um__open(const char *file, int flags)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", UM_TRACEFS, file);
+#ifdef O_CLOEXEC
+	fd = open(path, flags | O_CLOEXEC);
+#else
+	fd = open(path, flags);
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+#endif
+	return fd < 0 ? -1 : fd;
+}
 
 /* um__file - the shared descriptor, opened by the first caller */
 static inline int um__file(void)
@@ -63,15 +103,7 @@ static inline int um__file(void)
 
 	if (fd != -2)
 		return fd;
-#ifdef O_CLOEXEC
-	fd = open(UM_TRACEFS "/user_events", O_WRONLY | O_CLOEXEC);
-#else
-	fd = open(UM_TRACEFS "/user_events", O_WRONLY);
-	if (fd >= 0)
-		fcntl(fd, F_SETFD, FD_CLOEXEC);
-#endif
-	if (fd < 0)
-		fd = -1;
+	fd = um__open("user_events", O_WRONLY);
 	/* two threads may race here: the first one's descriptor wins */
 	if (!__atomic_compare_exchange_n(&um__fd, &unset, fd, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -82,8 +114,83 @@ static inline int um__file(void)
 	return fd;
 }
 
+/*
+ * The spans of this thread that are open: those written (the kernel
+ * follows them) in the high half, and in the low half those below them
+ * that were begun while nothing recorded spans, and not written. Once a
+ * written span is open, every span begun in it is written: the kernel
+ * follows a thread's spans while it has one open, whatever the state.
+ * One word, so that a disabled begin and end test and count in one
+ * instruction each.
+ */
+#define UM__WRITTEN		0x10000U
+static __thread unsigned int um__spans;
+
+/*
+ * The enable state's word: until the page is mapped, a word with every
+ * bit set, so that the first marker of each kind takes the slow path,
+ * which maps it; when it cannot be mapped, another with every bit set,
+ * so that every marker is written.
+ */
+static const unsigned int um__unmapped = ~0U, um__all_on = ~0U;
+static const volatile unsigned int *um__state_word = &um__unmapped;
+/*
+ * The word a thread's begin tests: the process's, or um__all_on while a
+ * written span of the thread is open (every begin is written then), so
+ * that a disabled begin is one test.
+ */
+static __thread const volatile unsigned int *um__span_word = &um__unmapped;
+
+/* um__spans_sync - the thread's begin word, for its spans and the state */
+static inline void um__spans_sync(void)
+{
+	um__span_word = um__spans >= UM__WRITTEN ? &um__all_on :
+			__atomic_load_n(&um__state_word, __ATOMIC_ACQUIRE);
+}
+
+/* um__forked - a fork's child starts with none: the kernel saw none */
+static void um__forked(void)
+{
+	um__spans = 0;
+	um__spans_sync();
+}
+
+/* um__map - map user_events_enabled's page, once for the process */
+static inline void um__map(void)
+{
+	const volatile unsigned int *word = &um__all_on, *unset = &um__unmapped;
+	int fd = um__open("user_events_enabled", O_RDONLY);
+	void *page = MAP_FAILED;
+
+	if (fd >= 0) {
+		page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+	}
+	if (page != MAP_FAILED)
+		word = (const volatile unsigned int *)page;
+	if (__atomic_compare_exchange_n(&um__state_word, &unset, word, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		pthread_atfork(NULL, NULL, um__forked);
+	else if (page != MAP_FAILED)
+		munmap(page, 4096);	/* another thread mapped it first */
+}
+
+/* um__on - the enable state: which markers a write would reach now */
+static inline unsigned int um__on(void)
+{
+	return *__atomic_load_n(&um__state_word, __ATOMIC_RELAXED);
+}
+
+/* um__on_slow - um__on() where a marker found its bit set: mapped yet? */
+static inline unsigned int um__on_slow(void)
+{
+	if (__atomic_load_n(&um__state_word, __ATOMIC_ACQUIRE) == &um__unmapped)
+		um__map();
+	return *__atomic_load_n(&um__state_word, __ATOMIC_ACQUIRE);
+}
+
 #ifndef UM_NO_PRCTL
-/* 1 once the kernel has shown it has no PR_TRACE_USER_MARKER */
+/* 1 once the kernel has shown that it will not take PR_TRACE_USER_MARKER */
 static int um__no_prctl;
 #endif
 
@@ -98,7 +205,7 @@ static inline int um__valid(const char *name)
 	return 1;
 }
 
-/* um__prctl - the fallback path; a no-op when the kernel lacks it */
+/* um__prctl - the fallback path; a no-op when the kernel refuses it */
 static inline int um__prctl(int kind, const char *name, long long value)
 {
 #ifdef UM_NO_PRCTL
@@ -112,6 +219,11 @@ static inline int um__prctl(int kind, const char *name, long long value)
 	if (prctl(PR_TRACE_USER_MARKER, kind, (unsigned long)name,
 		  (unsigned long)value, 0UL) == 0)
 		return 0;
+	/* EPERM: without CAP_PERFMON it never will */
+	if (errno == EPERM) {
+		__atomic_store_n(&um__no_prctl, 1, __ATOMIC_RELAXED);
+		return -EPERM;
+	}
 	if (errno != EINVAL)
 		return -errno;
 	/* EINVAL for a valid record: the kernel has no such prctl */
@@ -141,27 +253,79 @@ static inline int um__write(int kind, const char *fmt, const char *name,
 	return 0;
 }
 
+/* um__begin - um_begin() past its fast path: written, or not after all */
+static inline int um__begin(const char *name)
+{
+	int ret;
+
+	um__on_slow();		/* mapped */
+	um__spans_sync();
+	if (!(*um__span_word & (UM_ON_BEGIN | UM_ON_END))) {
+		um__spans++;
+		return 0;
+	}
+	/* one the kernel did not take is not open there either */
+	ret = um__write(PR_TRACE_MARKER_BEGIN, "B|0|%s\n", name, 0);
+	um__spans += ret ? 1 : UM__WRITTEN;
+	um__spans_sync();
+	return ret;
+}
+
 /* um_begin - begin a span named NAME on the calling thread */
 static inline int um_begin(const char *name)
 {
-	return um__write(PR_TRACE_MARKER_BEGIN, "B|0|%s\n", name, 0);
+	if (__builtin_expect(!(*um__span_word & (UM_ON_BEGIN | UM_ON_END)), 1)) {
+		um__spans++;
+		return 0;
+	}
+	return um__begin(name);
+}
+
+/* um__end - um_end() when the innermost span was written, or none is open */
+static inline int um__end(void)
+{
+	if (um__spans >= UM__WRITTEN) {
+		um__spans -= UM__WRITTEN;
+		um__spans_sync();
+	} else if (!(um__on_slow() & UM_ON_END)) {
+		/* an end with nothing open: recorded as unmatched, or not */
+		return 0;
+	}
+	return um__write(PR_TRACE_MARKER_END, "E|0%s\n", NULL, 0);
 }
 
 /* um_end - end the calling thread's innermost span */
 static inline int um_end(void)
 {
-	return um__write(PR_TRACE_MARKER_END, "E|0%s\n", NULL, 0);
+	unsigned int spans = um__spans;
+
+	/* none written open, one begun unwritten open */
+	if (__builtin_expect(spans - 1 < UM__WRITTEN - 1, 1)) {
+		um__spans = spans - 1;
+		return 0;
+	}
+	return um__end();
+}
+
+/* um__kind - a marker of kind @on is written: its bit, and mapped */
+static inline int um__kind(unsigned int on)
+{
+	return __builtin_expect(!!(um__on() & on), 0) && (um__on_slow() & on);
 }
 
 /* um_counter - record the value of the counter NAME (process scoped) */
 static inline int um_counter(const char *name, long long value)
 {
+	if (!um__kind(UM_ON_COUNTER))
+		return 0;
 	return um__write(PR_TRACE_MARKER_COUNTER, "C|0|%s|%lld\n", name, value);
 }
 
 /* um_instant - record an instant event NAME */
 static inline int um_instant(const char *name)
 {
+	if (!um__kind(UM_ON_INSTANT))
+		return 0;
 	return um__write(PR_TRACE_MARKER_INSTANT, "I|0|%s\n", name, 0);
 }
 
@@ -171,12 +335,16 @@ static inline int um_instant(const char *name)
  */
 static inline int um_async_begin(const char *name, long long cookie)
 {
+	if (!um__kind(UM_ON_ASYNC_BEGIN))
+		return 0;
 	return um__write(0, "S|0|%s|%lld\n", name, cookie);
 }
 
 /* um_async_end - end the async span NAME, COOKIE (-EOPNOTSUPP as above) */
 static inline int um_async_end(const char *name, long long cookie)
 {
+	if (!um__kind(UM_ON_ASYNC_END))
+		return 0;
 	return um__write(0, "F|0|%s|%lld\n", name, cookie);
 }
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -55,6 +56,15 @@ FIXTURE_TEARDOWN(um)
 		cgt_instance_destroy(&self->inst);
 		free(self->trace);
 	}
+}
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 }
 
 static pid_t gettid_(void)
@@ -1302,6 +1312,242 @@ TEST_F_TIMEOUT(um, prctl_needs_perfmon, 120)
 	/* The privileged caller is served */
 	EXPECT_EQ(0, um_prctl(PR_TRACE_MARKER_INSTANT, "privileged", 0, 0));
 	EXPECT_EQ(1, stat_of(&self->inst, "recorded"));
+}
+
+/*
+ * The enable state a process maps: user_events_enabled's first word
+ * (USER_MARKERS_* of linux/trace_user_markers.h: bit N for the event of
+ * the N-th record kind, B E C S F I).
+ */
+#define ON_BEGIN	(1U << 0)
+#define ON_END		(1U << 1)
+#define ON_COUNTER	(1U << 2)
+#define ON_INSTANT	(1U << 5)
+
+/* map_enabled - map @dir's user_events_enabled (dir: an instance or the top) */
+static const volatile unsigned int *map_enabled(const char *dir)
+{
+	char p[PATH_MAX];
+	void *page;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/user_events_enabled", dir);
+	fd = open(p, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	return page == MAP_FAILED ? NULL : page;
+}
+
+static int enable_event(struct cgt_instance *inst, const char *ev, int on)
+{
+	char file[128];
+
+	snprintf(file, sizeof(file), "events/user_markers/%s/enable", ev);
+	return cgt_instance_write(inst, file, on ? "1" : "0");
+}
+
+/*
+ * The word follows the events: set before an enable returns, clear after
+ * a disable returns; the top level's word holds what every instance that
+ * its writes reach has on, an instance's only its own; an instance with
+ * its markers option off counts for neither; read(2) names the events.
+ */
+TEST_F_TIMEOUT(um, enabled_page_follows_the_events, 180)
+{
+	const volatile unsigned int *own, *top;
+	char buf[128];
+
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "events/user_markers/enable", "0"));
+	own = map_enabled(self->inst.path);
+	top = map_enabled(CGT_TRACEFS);
+	ASSERT_NE(NULL, own);
+	ASSERT_NE(NULL, top);
+	EXPECT_EQ(0, *own);
+	ASSERT_EQ(0, enable_event(&self->inst, "instant", 1));
+	EXPECT_EQ(ON_INSTANT, *own);
+	EXPECT_EQ(ON_INSTANT, *top & ON_INSTANT);
+	ASSERT_EQ(0, enable_event(&self->inst, "begin", 1));
+	EXPECT_EQ(ON_INSTANT | ON_BEGIN, *own);
+	ASSERT_LT(0, cgt_instance_read(&self->inst, "user_events_enabled", buf, sizeof(buf)));
+	EXPECT_STREQ("begin instant\n", buf);
+	/* Markers off: a write would not be taken, so nothing is on */
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/markers", "0"));
+	EXPECT_EQ(0, *own);
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/markers", "1"));
+	EXPECT_EQ(ON_INSTANT | ON_BEGIN, *own);
+	ASSERT_EQ(0, enable_event(&self->inst, "instant", 0));
+	EXPECT_EQ(ON_BEGIN, *own);
+	ASSERT_EQ(0, enable_event(&self->inst, "begin", 0));
+	EXPECT_EQ(0, *own);
+	EXPECT_EQ(0, *top & (ON_INSTANT | ON_BEGIN))
+		TH_LOG("top level still shows %#x", *top);
+	munmap((void *)own, 4096);
+	munmap((void *)top, 4096);
+}
+
+/* The page cannot be written, nor mapped but whole at offset 0 */
+TEST_F_TIMEOUT(um, enabled_page_is_read_only, 120)
+{
+	char p[PATH_MAX];
+	void *page;
+	int fd;
+
+	cgt_instance_file(&self->inst, "user_events_enabled", p, sizeof(p));
+	EXPECT_EQ(-1, open(p, O_RDWR));
+	EXPECT_EQ(EACCES, errno);
+	fd = open(p, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	EXPECT_EQ(-1, mprotect(page, 4096, PROT_READ | PROT_WRITE));
+	close(fd);
+	munmap(page, 4096);
+}
+
+/*
+ * The enabler's state, as a generation: 4k off and settled, 4k + 1 being
+ * enabled, 4k + 2 on and settled (the enable returned), 4k + 3 being
+ * disabled. A writer judges the word only when the generation did not
+ * move around its read.
+ */
+struct race_writer {
+	struct cgt_instance		*inst;
+	const volatile unsigned int	*word;
+	atomic_int			gen, stop;
+	long				after_enable, missed_on, late_off;
+	long				written;
+};
+
+/*
+ * A writer on CPU 1 tests the word before each marker, as user_marker.h
+ * does: once the enable has returned, it must see the bit (and its next
+ * marker is recorded); once the disable has returned, it must not.
+ */
+static void *race_enable_writer(void *p)
+{
+	struct race_writer *w = p;
+	char path[PATH_MAX];
+	int fd, g1, g2;
+
+	pin_to(1);
+	fd = open(cgt_instance_file(w->inst, "user_events", path, sizeof(path)), O_WRONLY);
+	if (fd < 0)
+		return (void *)1;
+	while (!atomic_load(&w->stop)) {
+		unsigned int word;
+
+		g1 = atomic_load(&w->gen);
+		word = *w->word;
+		g2 = atomic_load(&w->gen);
+		if (g1 == g2 && g1 % 4 == 2 && !(word & ON_INSTANT))
+			w->missed_on++;
+		if (g1 == g2 && g1 % 4 == 0 && (word & ON_INSTANT))
+			w->late_off++;
+		if (word & ON_INSTANT) {
+			if (write(fd, "I|0|raced\n", 10) == 10) {
+				w->written++;
+				/* on from before the write to after it */
+				w->after_enable += g1 == g2 && g1 % 4 == 2 &&
+						   atomic_load(&w->gen) == g1;
+			}
+		}
+	}
+	close(fd);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(um, enable_seen_by_a_writer_on_another_cpu, 180)
+{
+	struct race_writer w = { .inst = &self->inst };
+	pthread_t t;
+	void *ret;
+	int i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "events/user_markers/enable", "0"));
+	/* every marker the writer makes reaches the buffer or a count */
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate", "0"));
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "user_events_rate_total", "0"));
+	w.word = map_enabled(self->inst.path);
+	ASSERT_NE(NULL, w.word);
+	pin_to(0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, race_enable_writer, &w));
+	for (i = 0; i < 5; i++) {
+		usleep(20000);
+		atomic_fetch_add(&w.gen, 1);
+		ASSERT_EQ(0, enable_event(&self->inst, "instant", 1));
+		atomic_fetch_add(&w.gen, 1);
+		usleep(20000);
+		atomic_fetch_add(&w.gen, 1);
+		ASSERT_EQ(0, enable_event(&self->inst, "instant", 0));
+		atomic_fetch_add(&w.gen, 1);
+	}
+	usleep(20000);
+	atomic_store(&w.stop, 1);
+	ASSERT_EQ(0, pthread_join(t, &ret));
+	EXPECT_EQ(NULL, ret);
+	EXPECT_EQ(0, w.missed_on) TH_LOG("%ld markers saw the event off after its enable returned", w.missed_on);
+	EXPECT_EQ(0, w.late_off) TH_LOG("%ld markers saw the event on after its disable returned", w.late_off);
+	EXPECT_LT(0, w.after_enable);
+	/* What the kernel saw: every marker written is recorded or counted */
+	EXPECT_EQ(w.written, stat_of(&self->inst, "recorded") +
+			     stat_of(&self->inst, "buffer_dropped") +
+			     stat_of(&self->inst, "disabled"));
+	EXPECT_LE(w.after_enable, stat_of(&self->inst, "recorded") +
+				  stat_of(&self->inst, "buffer_dropped"));
+	munmap((void *)w.word, 4096);
+}
+
+/*
+ * A forked child shares the page and sees every change; a program that
+ * a process executes maps it anew; an instance whose page a process maps
+ * cannot be removed until it is unmapped (the mapping holds the file).
+ */
+TEST_F_TIMEOUT(um, fork_exec_and_removal_with_the_page_mapped, 180)
+{
+	const volatile unsigned int *word;
+	struct cgt_instance tmp;
+	int to_child[2], status;
+	char p[PATH_MAX], c;
+	pid_t pid;
+
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "events/user_markers/enable", "0"));
+	word = map_enabled(self->inst.path);
+	ASSERT_NE(NULL, word);
+	ASSERT_EQ(0, pipe(to_child));
+	pid = fork();
+	if (!pid) {
+		/* off at the fork, on once the parent says so */
+		if (*word || read(to_child[0], &c, 1) != 1)
+			_exit(1);
+		_exit(*word == ON_COUNTER ? 0 : 2);
+	}
+	ASSERT_EQ(0, enable_event(&self->inst, "counter", 1));
+	ASSERT_EQ(1, write(to_child[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child saw the wrong state (status %d)", status);
+	/* A program executed reads the state through its own mapping */
+	snprintf(p, sizeof(p), "test \"$(cat %s/user_events_enabled)\" = counter",
+		 self->inst.path);
+	EXPECT_EQ(0, system(p));
+	munmap((void *)word, 4096);
+
+	ASSERT_EQ(0, cgt_instance_create(&tmp, "um-mapped"));
+	word = map_enabled(tmp.path);
+	ASSERT_NE(NULL, word);
+	EXPECT_EQ(-1, rmdir(tmp.path));
+	EXPECT_EQ(EBUSY, errno);
+	munmap((void *)word, 4096);
+	EXPECT_EQ(0, cgt_instance_destroy(&tmp));
 }
 
 TEST_HARNESS_MAIN

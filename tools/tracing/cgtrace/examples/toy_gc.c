@@ -7,6 +7,11 @@
  * the heap size as the "heap_kb" counter. In a trace, "gc" shows
  * dur > cpu: the sweep's sleep is time off the CPU.
  *
+ * The markers stay in the code whether or not anyone records them: while
+ * no tracing instance records user_markers events, each is a test of the
+ * enable state that user_marker.h maps from the kernel, and no system
+ * call; once an instance enables them, the next marker is written.
+ *
  * usage: toy_gc [CYCLES [MARK_MS [SWEEP_MS]]]   (default 5 4 3)
  */
 /* clock_gettime() and nanosleep() are POSIX: ask for them under -std=c11 */
