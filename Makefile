@@ -77,7 +77,7 @@ selftests: source
 
 $(BUILD)/selftests/%: $(KTESTS)/%.c $(KTESTS)/*.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -o $@ $< -lpthread
+	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -idirafter include/uapi -o $@ $< -lpthread
 
 $(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h tools/tracing/cgtrace/user_marker.h
 	@mkdir -p $(@D)

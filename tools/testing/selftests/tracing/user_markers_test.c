@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/trace_user_markers.h>
 
 #include "kselftest_harness.h"
 #include "cgt_util.h"
@@ -1319,13 +1320,14 @@ TEST_F_TIMEOUT(um, prctl_needs_perfmon, 120)
  * (USER_MARKERS_* of linux/trace_user_markers.h: bit N for the event of
  * the N-th record kind, B E C S F I).
  */
-#define ON_BEGIN	(1U << 0)
-#define ON_END		(1U << 1)
-#define ON_COUNTER	(1U << 2)
-#define ON_INSTANT	(1U << 5)
+/* enabled - the word as the kernel last stored it (the page is shared) */
+static unsigned int enabled(const unsigned int *word)
+{
+	return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
 
 /* map_enabled - map @dir's user_events_enabled (dir: an instance or the top) */
-static const volatile unsigned int *map_enabled(const char *dir)
+static const unsigned int *map_enabled(const char *dir)
 {
 	char p[PATH_MAX];
 	void *page;
@@ -1356,7 +1358,7 @@ static int enable_event(struct cgt_instance *inst, const char *ev, int on)
  */
 TEST_F_TIMEOUT(um, enabled_page_follows_the_events, 180)
 {
-	const volatile unsigned int *own, *top;
+	const unsigned int *own, *top;
 	char buf[128];
 
 	ASSERT_EQ(0, cgt_instance_write(&self->inst, "events/user_markers/enable", "0"));
@@ -1364,25 +1366,25 @@ TEST_F_TIMEOUT(um, enabled_page_follows_the_events, 180)
 	top = map_enabled(CGT_TRACEFS);
 	ASSERT_NE(NULL, own);
 	ASSERT_NE(NULL, top);
-	EXPECT_EQ(0, *own);
+	EXPECT_EQ(0, enabled(own));
 	ASSERT_EQ(0, enable_event(&self->inst, "instant", 1));
-	EXPECT_EQ(ON_INSTANT, *own);
-	EXPECT_EQ(ON_INSTANT, *top & ON_INSTANT);
+	EXPECT_EQ(USER_MARKERS_INSTANT, enabled(own));
+	EXPECT_EQ(USER_MARKERS_INSTANT, enabled(top) & USER_MARKERS_INSTANT);
 	ASSERT_EQ(0, enable_event(&self->inst, "begin", 1));
-	EXPECT_EQ(ON_INSTANT | ON_BEGIN, *own);
+	EXPECT_EQ(USER_MARKERS_INSTANT | USER_MARKERS_BEGIN, enabled(own));
 	ASSERT_LT(0, cgt_instance_read(&self->inst, "user_events_enabled", buf, sizeof(buf)));
 	EXPECT_STREQ("begin instant\n", buf);
 	/* Markers off: a write would not be taken, so nothing is on */
 	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/markers", "0"));
-	EXPECT_EQ(0, *own);
+	EXPECT_EQ(0, enabled(own));
 	ASSERT_EQ(0, cgt_instance_write(&self->inst, "options/markers", "1"));
-	EXPECT_EQ(ON_INSTANT | ON_BEGIN, *own);
+	EXPECT_EQ(USER_MARKERS_INSTANT | USER_MARKERS_BEGIN, enabled(own));
 	ASSERT_EQ(0, enable_event(&self->inst, "instant", 0));
-	EXPECT_EQ(ON_BEGIN, *own);
+	EXPECT_EQ(USER_MARKERS_BEGIN, enabled(own));
 	ASSERT_EQ(0, enable_event(&self->inst, "begin", 0));
-	EXPECT_EQ(0, *own);
-	EXPECT_EQ(0, *top & (ON_INSTANT | ON_BEGIN))
-		TH_LOG("top level still shows %#x", *top);
+	EXPECT_EQ(0, enabled(own));
+	EXPECT_EQ(0, enabled(top) & (USER_MARKERS_INSTANT | USER_MARKERS_BEGIN))
+		TH_LOG("top level still shows %#x", enabled(top));
 	munmap((void *)own, 4096);
 	munmap((void *)top, 4096);
 }
@@ -1419,7 +1421,7 @@ TEST_F_TIMEOUT(um, enabled_page_is_read_only, 120)
  */
 struct race_writer {
 	struct cgt_instance		*inst;
-	const volatile unsigned int	*word;
+	const unsigned int		*word;
 	atomic_int			gen, stop;
 	long				after_enable, missed_on, late_off;
 	long				written;
@@ -1444,13 +1446,13 @@ static void *race_enable_writer(void *p)
 		unsigned int word;
 
 		g1 = atomic_load(&w->gen);
-		word = *w->word;
+		word = enabled(w->word);
 		g2 = atomic_load(&w->gen);
-		if (g1 == g2 && g1 % 4 == 2 && !(word & ON_INSTANT))
+		if (g1 == g2 && g1 % 4 == 2 && !(word & USER_MARKERS_INSTANT))
 			w->missed_on++;
-		if (g1 == g2 && g1 % 4 == 0 && (word & ON_INSTANT))
+		if (g1 == g2 && g1 % 4 == 0 && (word & USER_MARKERS_INSTANT))
 			w->late_off++;
-		if (word & ON_INSTANT) {
+		if (word & USER_MARKERS_INSTANT) {
 			if (write(fd, "I|0|raced\n", 10) == 10) {
 				w->written++;
 				/* on from before the write to after it */
@@ -1494,8 +1496,12 @@ TEST_F_TIMEOUT(um, enable_seen_by_a_writer_on_another_cpu, 180)
 	atomic_store(&w.stop, 1);
 	ASSERT_EQ(0, pthread_join(t, &ret));
 	EXPECT_EQ(NULL, ret);
-	EXPECT_EQ(0, w.missed_on) TH_LOG("%ld markers saw the event off after its enable returned", w.missed_on);
-	EXPECT_EQ(0, w.late_off) TH_LOG("%ld markers saw the event on after its disable returned", w.late_off);
+	EXPECT_EQ(0, w.missed_on)
+		TH_LOG("%ld markers saw the event off after its enable returned",
+		       w.missed_on);
+	EXPECT_EQ(0, w.late_off)
+		TH_LOG("%ld markers saw the event on after its disable returned",
+		       w.late_off);
 	EXPECT_LT(0, w.after_enable);
 	/* What the kernel saw: every marker written is recorded or counted */
 	EXPECT_EQ(w.written, stat_of(&self->inst, "recorded") +
@@ -1513,7 +1519,7 @@ TEST_F_TIMEOUT(um, enable_seen_by_a_writer_on_another_cpu, 180)
  */
 TEST_F_TIMEOUT(um, fork_exec_and_removal_with_the_page_mapped, 180)
 {
-	const volatile unsigned int *word;
+	const unsigned int *word;
 	struct cgt_instance tmp;
 	int to_child[2], status;
 	char p[PATH_MAX], c;
@@ -1526,9 +1532,9 @@ TEST_F_TIMEOUT(um, fork_exec_and_removal_with_the_page_mapped, 180)
 	pid = fork();
 	if (!pid) {
 		/* off at the fork, on once the parent says so */
-		if (*word || read(to_child[0], &c, 1) != 1)
+		if (enabled(word) || read(to_child[0], &c, 1) != 1)
 			_exit(1);
-		_exit(*word == ON_COUNTER ? 0 : 2);
+		_exit(*word == USER_MARKERS_COUNTER ? 0 : 2);
 	}
 	ASSERT_EQ(0, enable_event(&self->inst, "counter", 1));
 	ASSERT_EQ(1, write(to_child[1], "x", 1));
