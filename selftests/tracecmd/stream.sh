@@ -1,0 +1,55 @@
+#!/bin/bash
+# description: trace-cmd stream --cgroup and trace-cmd profile --cgroup
+#   see the listed cgroup only: stream prints its events as they come and
+#   none of a neighbour that runs meanwhile; profile reports its tasks
+#   and none of the neighbour's.
+. "$(dirname "$0")/lib"
+no_cgroup_filter
+
+mkcg tc-a tc-b
+loop_in tc-a abin
+loop_in tc-b bbin
+
+# run_until_both CMD... - run trace-cmd CMD in the background until both
+# loops ran 10 more rounds, then stop it with SIGINT as a user's Ctrl-C
+# does; a loaded TCG guest can take seconds to flush, so wait for it
+run_until_both() {
+	local p i
+	"$TC" "$@" >"$work/out.txt" 2>"$work/out.err" &
+	p=$!
+	sleep 1
+	"$work/wait-ticks" abin 10 && "$work/wait-ticks" bbin 10 ||
+		fail "the loops did not run"
+	kill -INT "$p"
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$p" 2>/dev/null && { kill -KILL "$p"; fail "trace-cmd $1 did not end 60 s after SIGINT"; }
+	wait "$p" || fail "trace-cmd $* exited with $?: $(tail -3 "$work/out.err")"
+}
+
+run_until_both stream --cgroup /tc-a -e sched:sched_process_exec
+a=$(count "sched_process_exec: +filename=$work/abin " "$work/out.txt")
+b=$(count "bbin" "$work/out.txt")
+[ "$a" -ge 1 ] && [ "$b" = 0 ] ||
+	fail "stream --cgroup /tc-a: $a execs of abin (want some), $b lines of bbin (want 0)"
+pass "stream --cgroup /tc-a: $a execs of abin, nothing of /tc-b, which ran 10 rounds meanwhile"
+
+# profile: its own events (switches, wakeups, syscalls, function_graph at
+# depth 1), by task. Switches are kept when either task is traced (as
+# with set_event_pid), so the other task of a kept switch is listed too:
+# what shows that profile filters is the filter it set while it ran, and
+# the cgroup's tasks in its report; the filtering itself is stream's and
+# record's (same code).
+while sleep 0.2; do cat $T/set_event_cgroup; done >"$work/seen.txt" 2>/dev/null &
+bg_pids+=($!)
+run_until_both profile --cgroup /tc-b
+kill "${bg_pids[-1]}"
+grep -qx /tc-b "$work/seen.txt" ||
+	fail "profile --cgroup /tc-b: set_event_cgroup never read /tc-b while it ran"
+[ -z "$(cat $T/set_event_cgroup)" ] ||
+	fail "profile left set_event_cgroup as $(cat $T/set_event_cgroup)"
+b=$(count "^task: bbin-" "$work/out.txt")
+[ "$b" -ge 1 ] || fail "profile --cgroup /tc-b: no task named bbin reported"
+pass "profile --cgroup /tc-b: the filter set while it ran and cleared after, $b bbin tasks reported"
