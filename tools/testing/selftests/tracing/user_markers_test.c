@@ -1160,8 +1160,10 @@ static bool kasan_quarantined(void)
 
 	if (!f)
 		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " kasan_quarantine_put") != NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strstr(line, " kasan_quarantine_put"))
+			found = true;
+	}
 	fclose(f);
 	return found;
 }
