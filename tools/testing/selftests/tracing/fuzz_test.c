@@ -612,8 +612,14 @@ static void fuzz_filter_file(struct __test_metadata *_metadata,
 			break;
 		}
 		if (mode == 6) {
-			/* Several writes on one fd, the first one good */
+			/*
+			 * Several writes on one fd, the first one meant to be
+			 * good; after O_TRUNC, the first that succeeds replaces
+			 * the list (one that fails before it leaves the replace
+			 * to it), and closing after a tried write keeps it
+			 */
 			int fd = open(path, O_WRONLY | flags), k;
+			bool replace = trunc;
 
 			ASSERT_LE(0, fd);
 			for (k = 0; k < 3; k++) {
@@ -644,8 +650,9 @@ static void fuzz_filter_file(struct __test_metadata *_metadata,
 						m.known = 0;
 					continue;
 				}
-				if (k == 0 && trunc)
+				if (replace)
 					memset(m.has, 0, sizeof(m.has));
+				replace = false;
 				for (i = 0; i < nvalid; i++)
 					if (valid[i] < 0)
 						m.known = 0;
