@@ -614,9 +614,10 @@ static void fuzz_filter_file(struct __test_metadata *_metadata,
 		if (mode == 6) {
 			/*
 			 * Several writes on one fd, the first one meant to be
-			 * good; after O_TRUNC, the first that succeeds replaces
-			 * the list (one that fails before it leaves the replace
-			 * to it), and closing after a tried write keeps it
+			 * good; after O_TRUNC, the first that succeeds with some
+			 * bytes replaces the list (one that fails before it
+			 * leaves the replace to it), and closing after a tried
+			 * write keeps it
 			 */
 			int fd = open(path, O_WRONLY | flags), k;
 			bool replace = trunc;
@@ -650,9 +651,11 @@ static void fuzz_filter_file(struct __test_metadata *_metadata,
 						m.known = 0;
 					continue;
 				}
-				if (replace)
+				/* An empty write changes nothing, the replace too */
+				if (replace && len) {
 					memset(m.has, 0, sizeof(m.has));
-				replace = false;
+					replace = false;
+				}
 				for (i = 0; i < nvalid; i++)
 					if (valid[i] < 0)
 						m.known = 0;
