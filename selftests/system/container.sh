@@ -44,7 +44,11 @@ tags=$(marker_tags "$work/ev")
 	bad "-G cgt-box: markers of '$tags' in the trace, want only 'box'"
 
 # Errors: nothing made, the message says what was searched.
-instances() { ls /sys/kernel/tracing/instances | grep -c '^cgtrace-'; }
+instances() {
+	local n=0 d
+	for d in /sys/kernel/tracing/instances/cgtrace-*; do [ -e "$d" ] && n=$((n + 1)); done
+	echo "$n"
+}
 before=$(instances)
 expect_error() { # WHAT PATTERN ARGS...
 	local what=$1 pattern=$2

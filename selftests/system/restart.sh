@@ -8,6 +8,7 @@
 unit=cgt-api.service
 dir=$(unit_cgroup "$unit") || { bad "$unit has no main process"; finish; }
 id_before=$(stat -c %i "$dir")
+# shellcheck disable=SC2046 # pid lists, split on purpose
 old=$(alive $(logged_pids api) | paste -sd' ')
 forbidden=$(procs_below "$(unit_cgroup cgt-noise.service)" "$(unit_cgroup cgt-worker@1.service)" | paste -sd' ')
 f=$out/restart.dat
@@ -21,6 +22,7 @@ ref_stop
 [ "$rc" = 0 ] || { bad "cgtrace record failed: $(tail -3 "$work/rec")"; finish; }
 dir_after=$(unit_cgroup "$unit")
 id_after=$(stat -c %i "$dir_after")
+# shellcheck disable=SC2046 # pid lists, split on purpose
 new=$(alive $(logged_pids api) | paste -sd' ')
 if [ "$dir_after" = "$dir" ] && [ "$id_after" != "$id_before" ] && [ -n "$new" ] && [ "$new" != "$old" ]; then
 	ok "the restart made a new cgroup of the same path (id $id_before, then $id_after) and new processes ($old, then $new)"

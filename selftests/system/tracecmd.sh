@@ -14,6 +14,7 @@ if [ ! -x "$PATCHED_TRACE_CMD" ]; then
 fi
 unit=cgt-worker@1.service
 dir=$(unit_cgroup "$unit") || { bad "$unit has no main process"; finish; }
+# shellcheck disable=SC2046 # pid lists, split on purpose
 wanted=$(alive $(logged_pids worker1) | paste -sd' ')
 forbidden=$(procs_below "$(unit_cgroup cgt-worker@2.service)" "$(unit_cgroup cgt-noise.service)" | paste -sd' ')
 f=$out/tracecmd-worker1.dat
@@ -34,10 +35,12 @@ tags=$(marker_tags "$work/ev")
 # What happens is said, not judged: the series is not this test's to
 # change (patches/trace-cmd). Not in make check's CI form.
 [ -z "${CGT_CI:-}" ] || finish
+# shellcheck disable=SC2046 # pid lists, split on purpose
 old=$(alive $(logged_pids worker1) | paste -sd' ')
 f=$out/tracecmd-restart.dat
 (cd "$work" && "$PATCHED_TRACE_CMD" record --cgroup "$unit" -e user_markers -o "$f" \
 	sh -c "sleep 3; systemctl restart $unit; sleep 5") >"$work/rec" 2>&1
+# shellcheck disable=SC2046 # pid lists, split on purpose
 new=$(alive $(logged_pids worker1) | paste -sd' ')
 events "$f" "$PATCHED_TRACE_CMD" >"$work/ev"
 n_old=0 n_new=0

@@ -21,6 +21,7 @@ for unit in cgt-api.service cgt-worker@1.service cgt-batch.service; do
 		[ "$u" = "$unit" ] || others="$others $(unit_cgroup "$u")"
 	done
 	f=$out/unit-$tag.dat
+	# shellcheck disable=SC2046 # pid lists, split on purpose
 	wanted=$(alive $(logged_pids "$tag") | paste -sd' ')
 	# shellcheck disable=SC2086
 	forbidden=$(procs_below $others | paste -sd' ')
@@ -46,6 +47,7 @@ for unit in cgt-api.service cgt-worker@1.service cgt-batch.service; do
 		bad "$unit: markers of '$tags' in the trace, want only '$tag'"
 	fi
 done
+# shellcheck disable=SC2046 # pid lists, split on purpose
 [ -n "$noise" ] && [ -n "$(alive $(logged_pids noise))" ] &&
 	ok "the noisy neighbour ran all along (${noise#"$CG"})" ||
 	bad "the noisy neighbour did not run: its absence from the traces proves nothing"
