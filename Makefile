@@ -21,6 +21,10 @@
 # make series          kernel changes as patches for upstream, every step built
 #                      and checked (build/series/out)
 # make deb             Debian packages of the patched kernel (build/deb/FLAVOUR)
+# make system-image    a Debian 12 system with systemd, podman and the packages
+#                      installed by apt (build/system/system.raw; root)
+# make check-system    the system tests in full: services and containers traced
+#                      in it, on the server kernel (make check: their CI form)
 # make mutants         break the code on purpose, the tests must fail (build/mutants)
 # make deps            install the Debian packages the project needs
 #
@@ -154,7 +158,7 @@ CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
 CHECK_PARTS := selftests vm-run checkpatch series-check mutants tools tracecmd multihost \
-	cost-check upstream-suites tracecmd-vanilla $(patsubst %,selftests-%,$(CHECK_KVERS)) \
+	system cost-check upstream-suites tracecmd-vanilla $(patsubst %,selftests-%,$(CHECK_KVERS)) \
 	$(patsubst %,upstream-suites-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
 check: check-kver
@@ -169,14 +173,21 @@ endif
 # only make check's parallel run uses these targets. A "+" gives the
 # recipe the job server (a script in it runs make).
 .PHONY: check-parts $(patsubst %,part-%,$(CHECK_PARTS)) build-debug build-cgtrace \
-	build-vanilla build-nofilter $(patsubst %,build-cgtrace-%,$(CHECK_KVERS)) build-tracecmd
+	build-vanilla build-nofilter build-system $(patsubst %,build-cgtrace-%,$(CHECK_KVERS)) build-tracecmd
 check-parts: $(patsubst %,part-%,$(CHECK_PARTS))
 
 build-debug:
 	+@scripts/kernel-build debug
 build-cgtrace: | build-debug
 	+@scripts/kernel-build cgtrace
-build-vanilla: | build-cgtrace
+# The packaged kernel of the parts system and deb (deb-build --config
+# system: the test kernel's configuration with what the system image
+# needs built in, config/system.config; minutes where the image's server
+# kernel takes 40), right after the production kernel, so that the
+# system part's long guest runs beside the builds after it.
+build-system: | build-cgtrace
+	+@scripts/deb-build --config system
+build-vanilla: | build-system
 	+@scripts/kernel-build vanilla
 build-nofilter: | build-vanilla $(patsubst %,build-cgtrace-%,$(CHECK_KVERS))
 	+@scripts/kernel-build nofilter
@@ -218,9 +229,17 @@ part-upstream-suites: build-cgtrace
 	-@scripts/check-part upstream-suites -- scripts/upstream-suites
 part-nofilter: build-nofilter
 	-@scripts/check-part nofilter -- scripts/vm-run --kernel nofilter --timeout 900 -- scripts/nofilter-checks
-# the last build: the package's (bindeb-pkg of the cgtrace tree)
-part-deb: build-cgtrace | build-nofilter
-	+-@scripts/check-part deb -- scripts/deb-check
+# The system image (its base from Debian's archive, the packages
+# installed with apt) and the system tests in it, their CI form: the
+# image with the packaged kernel of build-system, services and a podman
+# container traced (scripts/system-check --ci; make check-system runs
+# them all on the server kernel)
+part-system: build-system build-tracecmd
+	+-@scripts/check-part system -- scripts/system-check --ci --no-kernel-build
+# the package of build-system, looked into and booted (after the last
+# build: its guest runs alone at the end)
+part-deb: build-system | build-nofilter
+	+-@scripts/check-part deb -- scripts/deb-check --no-kernel-build
 
 # Another version's production kernel (after 6.1's, before nofilter) and
 # its selftests part.
@@ -258,6 +277,25 @@ DEB_CONFIG ?= debian
 .PHONY: deb
 deb: deps
 	scripts/deb-build --config $(DEB_CONFIG) $(if $(DEB_LSMOD),--localmod $(DEB_LSMOD))
+
+# system-image: a Debian 12 server on a disk of its own (build/system/
+# system.raw; docs/system-image.md): mmdebstrap from Debian's archive
+# (cached), GRUB, and installed with apt inside it the server kernel
+# (make deb DEB_CONFIG=server: config/server), the cgtrace package and the
+# patched trace-cmd's (scripts/tracecmd-deb). scripts/vm-run --system --
+# CMD boots it. check-system: the system tests in it (selftests/system),
+# in full, on the server kernel (make check's part system runs their CI
+# form: scripts/system-check --ci). Root.
+.PHONY: system-image check-system
+system-image: deps tools-deb
+	scripts/deb-build --config server
+	scripts/tracecmd-deb
+	scripts/system-image
+
+check-system: deps
+	@mkdir -p $(BUILD)/check
+	-scripts/check-part system -- scripts/system-check
+	@scripts/check-total system
 
 # mutants: known breakages (selftests/mutants/*.mutant) built under
 # build/mutants, each must make the tests it names fail (scripts/mutants).

@@ -3,7 +3,8 @@
  * cgroup.c - where cgroup2 is mounted (libmount reads mountinfo), and the
  * one resolver for every way a user names a cgroup: a cgroup path, a
  * cgroup2 directory, id:N, pid:PID, a systemd unit (libsystemd asks
- * systemd), or a container id.
+ * systemd), a container id or a container name (the runtime's own list
+ * of its containers gives the id).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <libmount.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-login.h>
@@ -491,6 +493,140 @@ static int resolve_id(const char *arg, struct cg_ref *ref)
 }
 
 /*
+ * Container names: the runtime's own list of its containers gives the id
+ * a name stands for, and the id the cgroup (resolve_container). podman
+ * (and buildah, CRI-O) keep theirs in containers/storage:
+ * GRAPHROOT/DRIVER-containers/containers.json, an array of
+ * { "id": ..., "names": [...] }; GRAPHROOT is /var/lib/containers/storage
+ * unless /etc/containers/storage.conf says otherwise.
+ * $CGTRACE_CONTAINERS_STORAGE names the storage.conf to read instead.
+ */
+#define STORAGE_CONF	"/etc/containers/storage.conf"
+#define STORAGE_ROOT	"/var/lib/containers/storage"
+
+/* storage_root - containers/storage's graphroot (free it) */
+static char *storage_root(void)
+{
+	const char *conf = getenv("CGTRACE_CONTAINERS_STORAGE");
+	char line[4096], *p, *end, *root = NULL;
+	FILE *f;
+
+	f = fopen(conf && *conf ? conf : STORAGE_CONF, "re");
+	while (f && !root && fgets(line, sizeof(line), f)) {
+		/* graphroot = "/path" (TOML, in its [storage] table) */
+		p = line + strspn(line, " \t");
+		if (strncmp(p, "graphroot", 9))
+			continue;
+		p += 9 + strspn(p + 9, " \t");
+		if (*p++ != '=')
+			continue;
+		p += strspn(p, " \t");
+		if (*p != '"' || !(end = strchr(p + 1, '"')))
+			continue;
+		*end = '\0';
+		root = xstrdup(p + 1);
+	}
+	if (f)
+		fclose(f);
+	return root ? root : xstrdup(STORAGE_ROOT);
+}
+
+struct name_search {
+	const char	*name;
+	char		*ids[CG_MAX_LISTED];	/* the ids named so */
+	int		nr_ids;
+	int		nr_containers;		/* every container listed */
+	char		*looked;		/* the files read, for an error */
+};
+
+/* names_in_storage - the containers of one containers.json named @name */
+static void names_in_storage(const char *file, struct name_search *ns)
+{
+	struct json_object *all, *c, *names, *id, *n;
+	size_t i, k;
+	char *old = ns->looked;
+
+	ns->looked = xasprintf("%s%s%s", old ? old : "", old ? ", " : "", file);
+	free(old);
+	all = json_object_from_file(file);
+	if (!all || !json_object_is_type(all, json_type_array)) {
+		json_object_put(all);
+		return;
+	}
+	for (i = 0; i < json_object_array_length(all); i++) {
+		c = json_object_array_get_idx(all, i);
+		if (!json_object_object_get_ex(c, "id", &id) ||
+		    !json_object_is_type(id, json_type_string))
+			continue;
+		ns->nr_containers++;
+		if (!json_object_object_get_ex(c, "names", &names) ||
+		    !json_object_is_type(names, json_type_array))
+			continue;
+		for (k = 0; k < json_object_array_length(names); k++) {
+			n = json_object_array_get_idx(names, k);
+			if (!json_object_is_type(n, json_type_string) ||
+			    strcmp(json_object_get_string(n), ns->name))
+				continue;
+			if (ns->nr_ids < CG_MAX_LISTED)
+				ns->ids[ns->nr_ids] = xstrdup(json_object_get_string(id));
+			ns->nr_ids++;
+			break;
+		}
+	}
+	json_object_put(all);
+}
+
+/*
+ * resolve_container_name - a container named @arg: its id from the
+ * runtime's list, then its cgroup as for an id. None or several is an
+ * error that names what was read.
+ */
+static int resolve_container_name(const char *arg, struct cg_ref *ref)
+{
+	struct name_search ns = { .name = arg };
+	char *root = storage_root(), *file;
+	struct dirent *d;
+	DIR *dp;
+	int i, ret = -1;
+	size_t n;
+
+	dp = opendir(root);
+	while (dp && (d = readdir(dp))) {
+		n = strlen(d->d_name);
+		if (n <= 11 || strcmp(d->d_name + n - 11, "-containers"))
+			continue;
+		file = xasprintf("%s/%s/containers.json", root, d->d_name);
+		if (!access(file, R_OK))
+			names_in_storage(file, &ns);
+		free(file);
+	}
+	if (dp)
+		closedir(dp);
+	if (ns.nr_ids == 1) {
+		ret = resolve_container(ns.ids[0], ref);
+		if (ret)
+			err_msg("%s: that is podman's container %.12s (%s): is it running? (podman ps)",
+				arg, ns.ids[0], ns.looked);
+	} else if (!ns.nr_ids) {
+		err_msg("%s: not a cgroup, unit or container: no container is named so in %s\n"
+			"         (%d containers there); a cgroup is named by a path (/system.slice/x.service),\n"
+			"         a directory below %s, id:N, pid:PID, a systemd unit (NAME.service, .scope,\n"
+			"         .slice) or a container id (12 to 64 hex digits)",
+			arg, ns.looked ? ns.looked : root, ns.nr_containers, cg_mnt.dir);
+	} else {
+		err_msg("%s names %d containers (%s); give the id of one:", arg,
+			ns.nr_ids, ns.looked);
+		for (i = 0; i < ns.nr_ids && i < CG_MAX_LISTED; i++)
+			fprintf(stderr, "cgtrace:   %s\n", ns.ids[i]);
+	}
+	for (i = 0; i < ns.nr_ids && i < CG_MAX_LISTED; i++)
+		free(ns.ids[i]);
+	free(ns.looked);
+	free(root);
+	return ret;
+}
+
+/*
  * cg_resolve - the cgroup a user named, or -1 after saying why not.
  *
  * @arg is, in the order tried:
@@ -501,7 +637,8 @@ static int resolve_id(const char *arg, struct cg_ref *ref)
  *  - a systemd unit, NAME.service/.scope/.slice/.socket/.mount/.swap:
  *    the cgroup systemd says it has;
  *  - a container id, 12 to 64 hex digits (docker ps shows 12): the
- *    cgroup docker, podman, containerd or CRI-O made for it.
+ *    cgroup docker, podman, containerd or CRI-O made for it;
+ *  - a container name, the id its runtime's list gives it (podman's).
  */
 int cg_resolve(const char *arg, struct cg_ref *ref)
 {
@@ -530,10 +667,7 @@ int cg_resolve(const char *arg, struct cg_ref *ref)
 		return resolve_unit(arg, ref);
 	if (is_container_id(arg))
 		return resolve_container(arg, ref);
-	err_msg("%s: not a cgroup: give a cgroup path (/system.slice/x.service), a directory\n"
-		"         below %s, id:N, pid:PID, a systemd unit (NAME.service, .scope,\n"
-		"         .slice) or a container id (12 to 64 hex digits)", arg, cg_mnt.dir);
-	return -1;
+	return resolve_container_name(arg, ref);
 }
 
 /* cg_self_dir - the directory of the caller's own cgroup (free it) */

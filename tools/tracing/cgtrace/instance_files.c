@@ -20,7 +20,7 @@
 #include "tracefs_util.h"
 
 /* is_function_tracer - does this tracer obey set_ftrace_pid/cgroup */
-static bool is_function_tracer(const char *tracer)
+bool is_function_tracer(const char *tracer)
 {
 	return tracer && !strncmp(tracer, "function", 8);
 }

@@ -50,6 +50,11 @@ struct recorder {
 	/* trace-cmd sets (and restores) the cgroup lists: record --cgroup */
 	bool			tc_cgroups;
 
+	/* those that are followed when re-created (cgroup_follow.c) */
+	int			follow_fd;	/* inotify, or -1 */
+	struct cg_follow	*follow;
+	int			nr_follow;
+
 	/* instance files changed, to restore */
 	struct change		changes[MAX_CHANGES];
 	int			nr_changes;
@@ -77,9 +82,16 @@ struct recorder {
 };
 
 /* instance_files.c */
+bool is_function_tracer(const char *tracer);
 int set_filters(struct recorder *r);
 void note_kept_filters(struct recorder *r);
 int restore_changes(struct recorder *r);
+
+/* cgroup_follow.c */
+void follow_start(struct recorder *r);
+void follow_check(struct recorder *r);
+void follow_wait(struct recorder *r, int ms);
+void follow_stop(struct recorder *r);
 
 /* notes_writer.c */
 void writer_cgroup(struct recorder *r);

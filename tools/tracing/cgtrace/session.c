@@ -261,7 +261,6 @@ static int wait_trace_cmd(struct recorder *r)
 {
 	struct sigaction sa = { .sa_sigaction = on_stop,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
-	struct timespec pause = { 0, TICK_MS * 1000 * 1000 };
 	int every = progress_every(r->s), status;
 	time_t start = time(NULL), last = start;
 	pid_t w;
@@ -291,7 +290,7 @@ static int wait_trace_cmd(struct recorder *r)
 			stop_signal = 0;
 			stop_by_user = 0;
 		}
-		nanosleep(&pause, NULL);
+		follow_wait(r, TICK_MS);
 		if (!r->started)
 			continue;
 		r->ticks++;
@@ -451,6 +450,7 @@ static int prepare(struct recorder *r, char *instance_name)
 		return -1;
 	if (!r->created && !s->quiet)
 		note_kept_filters(r);
+	follow_start(r);
 	return 0;
 }
 
@@ -487,7 +487,8 @@ static int finish(struct recorder *r, int tc_status)
 
 int record_session(struct rec_session *s)
 {
-	struct recorder r = { .s = s, .status_fd = -1, .control_fd = -1 };
+	struct recorder r = { .s = s, .status_fd = -1, .control_fd = -1,
+			      .follow_fd = -1 };
 	char name[64], *self, **argv = NULL;
 	int child_ends[2] = { -1, -1 }, ret = -1, i, tc_status;
 	struct utsname u;
@@ -522,6 +523,7 @@ out:
 	if (r.status_fd >= 0)
 		close(r.status_fd);
 	writer_stop(&r);
+	follow_stop(&r);
 	if (r.stats.nr)
 		bs_unpin(&r.stats);
 	if (r.inst) {
