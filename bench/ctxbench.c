@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -104,7 +105,7 @@ enum pid { PID_NONE, PID_SELF, PID_OTHER, PID_MANY, PID_ECHOED };
 
 /* What a marker case writes, and how. */
 enum mk { MK_NONE, MK_PAIR_UE, MK_PAIR_TM, MK_PAIR_NULL, MK_SINGLE, MK_BATCH,
-	  MK_UMH, MK_MAINLINE, MK_LOOP };
+	  MK_UMH, MK_MAINLINE, MK_LOOP, MK_PRCTL };
 
 /*
  * The marker rate limit: unlimited ("0"), dropping ("1 1"), or as a new
@@ -227,6 +228,14 @@ static struct bcase cases[] = {
 	{ "mk_umh_off",		K_MARKER, EV_NONE, .mk = MK_UMH },
 	{ "mk_umh",		K_MARKER, EV_MARKERS, .mk = MK_UMH },
 	{ "mk_mainline_off",	K_MARKER, EV_NONE, .mk = MK_MAINLINE },
+	/*
+	 * The same pair through prctl(PR_TRACE_USER_MARKER), the path of a
+	 * process without tracefs (no page to test: two system calls), with
+	 * user_markers disabled and enabled; the instance opts in
+	 * (options/user_events_prctl)
+	 */
+	{ "mk_prctl_off",	K_MARKER, EV_NONE, .mk = MK_PRCTL },
+	{ "mk_prctl",		K_MARKER, EV_MARKERS, .mk = MK_PRCTL },
 	/*
 	 * cgroup migrations: the task moves to /ctxbench-mig and back (two
 	 * migrations an operation), with no cgroup filter anywhere (the
@@ -488,6 +497,13 @@ static void remove_instances(void)
 	nr_inst = 0;
 }
 
+/* must_prctl - one marker through the prctl path, or die */
+static void must_prctl(int kind, const char *name)
+{
+	if (prctl(PR_TRACE_USER_MARKER, kind, (unsigned long)name, 0UL, 0UL))
+		die("prctl(PR_TRACE_USER_MARKER, %d): %s", kind, strerror(errno));
+}
+
 static void setup_markers(void)
 {
 	int i;
@@ -503,6 +519,9 @@ static void setup_markers(void)
 	ue_fd = open(INST "/user_events", O_WRONLY);
 	if (ue_fd < 0)
 		die("open user_events: %s", strerror(errno));
+	/* the prctl cases' records reach this instance only */
+	if (exists(INST "/options/user_events_prctl"))
+		write_file(INST "/options/user_events_prctl", "1", 1);
 	/* user_marker.h: its files opened, its page mapped */
 	um_counter("ctxbench-setup", 0);
 	for (i = 0; i < 16; i++)
@@ -893,6 +912,10 @@ static double run_batch(const struct bcase *c, long n)
 				mainline_write(0);
 				mainline_write(1);
 				break;
+			case MK_PRCTL:
+				must_prctl(PR_TRACE_MARKER_BEGIN, "ctxbench");
+				must_prctl(PR_TRACE_MARKER_END, NULL);
+				break;
 			case MK_LOOP:
 				/* nothing: the loop's own count */
 				__asm__ __volatile__("" ::: "memory");
@@ -1255,6 +1278,9 @@ int main(int argc, char **argv)
 			   c->mk != MK_LOOP && c->mk != MK_MAINLINE) {
 			c->skip = 1;
 			printf("skip %s kernel has no user_events\n", c->name);
+		} else if (c->mk == MK_PRCTL && !exists(INST "/options/user_events_prctl")) {
+			c->skip = 1;
+			printf("skip %s kernel has no options/user_events_prctl\n", c->name);
 		} else if (c->mk == MK_UMH && !exists(INST "/user_events_enabled")) {
 			c->skip = 1;
 			printf("skip %s kernel has no user_events_enabled\n", c->name);

@@ -695,7 +695,12 @@ def main(raw):
         "event with an enable bit that the kernel keeps in the writer's "
         "memory: its disabled pair is two tests of that bit. Enabled, "
         "user_marker.h writes the same two records as `mk_pair_ue`, "
-        "formatted with snprintf().",
+        "formatted with snprintf(). A process without tracefs has no page "
+        "to test: its markers go through prctl(PR_TRACE_USER_MARKER), a "
+        "system call each whether or not anything records them, which "
+        "looks at every instance for its opt-in: here the 64 instances of "
+        "the `pp_inst*` cases exist too, about 11 instructions each a call "
+        "(with no other instance, the disabled pair counts 1381 on 6.1).",
         count_table(P, V, [
             ("the benchmark's loop, nothing in it: `mk_loop`", "K.mk_loop", "floor"),
             ("disabled pair through user_marker.h: `mk_umh_off` - `mk_loop`",
@@ -704,7 +709,10 @@ def main(raw):
              "K.mk_mainline_off - K.mk_loop", "6.12 only"),
             ("disabled pair written as two write(2): `mk_pair_ue_off`", "K.mk_pair_ue_off", "before"),
             ("two write(2) to /dev/null: `mk_pair_null`", "K.mk_pair_null", "the syscalls"),
+            ("disabled pair through prctl(PR_TRACE_USER_MARKER), no tracefs: `mk_prctl_off`",
+             "K.mk_prctl_off", "two system calls"),
             ("enabled pair through user_marker.h: `mk_umh`", "K.mk_umh", ""),
+            ("enabled pair through prctl: `mk_prctl`", "K.mk_prctl", ""),
             ("enabled pair as two write(2): `mk_pair_ue`", "K.mk_pair_ue", ""),
             ("user_marker.h's formatting and state test, enabled", "K.mk_umh - K.mk_pair_ue", "")],
             vanilla=False))
