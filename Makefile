@@ -157,7 +157,7 @@ install:
 CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
-CHECK_PARTS := selftests vm-run checkpatch series-check mutants tools tracecmd multihost \
+CHECK_PARTS := selftests vm-run checkpatch series-check mutants tools tools-tracefs18 tracecmd multihost \
 	system cost-check upstream-suites tracecmd-vanilla $(patsubst %,selftests-%,$(CHECK_KVERS)) \
 	$(patsubst %,upstream-suites-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
@@ -206,6 +206,12 @@ part-selftests: build-debug
 	-@scripts/check-part selftests -- scripts/vm-run --debug --timeout 3000 -- scripts/run-selftests --kinds tc,c
 part-tools: build-cgtrace
 	-@scripts/check-part tools -- scripts/vm-run --timeout 1800 -- scripts/run-selftests --kinds tools
+# The tool's other stats path: built against libtracefs 1.8 (make
+# tracecmd's), whose tracefs_instance_get_stat() it calls, and its loss
+# counts tested with it (Debian 12 has 1.6: the part tools tests the
+# parser cgtrace keeps for it)
+part-tools-tracefs18: build-cgtrace build-tracecmd
+	-@scripts/check-part tools-tracefs18 -- scripts/tools-tracefs18-check
 # The trace-cmd stack with the project's series (make tracecmd, cached),
 # built once for both parts; each counts the series check, then runs
 # libtracefs's and trace-cmd's unit tests and selftests/tracecmd in a
