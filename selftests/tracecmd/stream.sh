@@ -10,23 +10,29 @@ mkcg tc-a tc-b
 loop_in tc-a abin
 loop_in tc-b bbin
 
+# interrupt PID WHAT - SIGINT trace-cmd PID as a user's Ctrl-C does; a
+# loaded TCG guest can take seconds to flush, so wait for it (60 s)
+interrupt() {
+	local i
+	kill -INT "$1"
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$1" 2>/dev/null && { kill -KILL "$1"; fail "$2 did not end 60 s after SIGINT"; }
+	wait "$1" || fail "$2 exited with $?: $(tail -3 "$work/out.err")"
+}
+
 # run_until_both CMD... - run trace-cmd CMD in the background until both
-# loops ran 10 more rounds, then stop it with SIGINT as a user's Ctrl-C
-# does; a loaded TCG guest can take seconds to flush, so wait for it
+# loops ran 10 more rounds, then interrupt it
 run_until_both() {
-	local p i
+	local p
 	"$TC" "$@" >"$work/out.txt" 2>"$work/out.err" &
 	p=$!
 	sleep 1
 	"$work/wait-ticks" abin 10 && "$work/wait-ticks" bbin 10 ||
 		fail "the loops did not run"
-	kill -INT "$p"
-	for ((i = 0; i < 600; i++)); do
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$p" 2>/dev/null && { kill -KILL "$p"; fail "trace-cmd $1 did not end 60 s after SIGINT"; }
-	wait "$p" || fail "trace-cmd $* exited with $?: $(tail -3 "$work/out.err")"
+	interrupt "$p" "trace-cmd $*"
 }
 
 run_until_both stream --cgroup /tc-a -e sched:sched_process_exec
@@ -35,6 +41,37 @@ b=$(count "bbin" "$work/out.txt")
 [ "$a" -ge 1 ] && [ "$b" = 0 ] ||
 	fail "stream --cgroup /tc-a: $a execs of abin (want some), $b lines of bbin (want 0)"
 pass "stream --cgroup /tc-a: $a execs of abin, nothing of /tc-b, which ran 10 rounds meanwhile"
+
+# A cgroup that went quiet: SIGINT must still end stream (the recorders
+# flush their last partial pages and exit, and stream reads until their
+# pipes close), and every event of the cgroup must have been shown.
+# Upstream's last read waited for one more record, which never came.
+mkcg tc-q
+for i in 1 2 3 4 5; do cp /bin/true "$work/q$i"; done
+echo 0 >$T/tracing_on
+"$TC" stream --cgroup /tc-q -e sched:sched_process_exec >"$work/out.txt" 2>"$work/out.err" &
+p=$!
+# tracing_on turns 1 after the recorders started and the events are enabled
+for ((i = 0; i < 600; i++)); do
+	[ "$(cat $T/events/sched/sched_process_exec/enable)" = 1 ] &&
+		[ "$(cat $T/tracing_on)" = 1 ] && break
+	sleep 0.1
+done
+[ "$i" -lt 600 ] || fail "stream --cgroup /tc-q did not start tracing in 60 s"
+sh -c "echo \$\$ > $CG/tc-q/cgroup.procs; for i in 1 2 3 4 5; do $work/q\$i; done"
+# SIGINT once the recorders took every event from the ring buffer and
+# stream had a second to read them: nothing is left in flight
+for ((i = 0; i < 600; i++)); do
+	[ "$(awk '/^entries:/ { n += $2 } END { print n }' $T/per_cpu/cpu*/stats)" = 0 ] && break
+	sleep 0.1
+done
+sleep 1
+interrupt "$p" "trace-cmd stream --cgroup /tc-q (quiet since its 5 execs)"
+for i in 1 2 3 4 5; do
+	n=$(count "sched_process_exec: +filename=$work/q$i " "$work/out.txt")
+	[ "$n" = 1 ] || fail "stream --cgroup /tc-q: $n execs of q$i shown (want 1): $(cat "$work/out.txt")"
+done
+pass "stream --cgroup /tc-q, quiet after 5 execs: ends on SIGINT and shows each exec once"
 
 # profile: its own events (switches, wakeups, syscalls, function_graph at
 # depth 1), by task. Switches are kept when either task is traced (as
