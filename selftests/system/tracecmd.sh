@@ -3,9 +3,8 @@
 #   (/opt/cgtrace-trace-cmd): record --cgroup UNIT resolves the unit
 #   through systemd and records exactly its tasks and all of them.
 #   Without the package the script says so and fails: the image is built
-#   with it (scripts/tracecmd-deb). Across a restart of the unit it says
-#   what trace-cmd recorded of the old and new processes (a note, not a
-#   check: trace-cmd's series sets the filter once).
+#   with it (scripts/tracecmd-deb). Across a restart of the unit it
+#   follows the new cgroup: the old and the new processes are recorded.
 . "$(dirname "$0")/testlib"
 
 if [ ! -x "$PATCHED_TRACE_CMD" ]; then
@@ -30,21 +29,26 @@ tags=$(marker_tags "$work/ev")
 [ "$tags" = worker1 ] && ok "trace-cmd --cgroup $unit: its markers only" ||
 	bad "trace-cmd --cgroup $unit: markers of '$tags', want only 'worker1'"
 
-# A restart while trace-cmd records: its series writes the filter once,
-# so the unit's new cgroup is not in it (cgtrace follows it: restart.sh).
-# What happens is said, not judged: the series is not this test's to
-# change (patches/trace-cmd). Not in make check's CI form.
-[ -z "${CGT_CI:-}" ] || finish
+# A restart while trace-cmd records: systemd removes the unit's cgroup
+# and makes a new one of the same path; trace-cmd follows it (its series'
+# cgroup follower), so the new processes are recorded as the old ones
+# were, and nothing else. The reference follows the path (restart.sh).
 # shellcheck disable=SC2046 # pid lists, split on purpose
 old=$(alive $(logged_pids worker1) | paste -sd' ')
 f=$out/tracecmd-restart.dat
-(cd "$work" && "$PATCHED_TRACE_CMD" record --cgroup "$unit" -e user_markers -o "$f" \
+ref_start "$dir"
+(cd "$work" && "$PATCHED_TRACE_CMD" record --cgroup "$unit" -e sched -e user_markers -o "$f" \
 	sh -c "sleep 3; systemctl restart $unit; sleep 5") >"$work/rec" 2>&1
+rc=$?
+ref_stop
+[ "$rc" = 0 ] || { bad "trace-cmd record --cgroup $unit across a restart failed: $(tail -3 "$work/rec")"; finish; }
 # shellcheck disable=SC2046 # pid lists, split on purpose
 new=$(alive $(logged_pids worker1) | paste -sd' ')
+id_after=$(stat -c %i "$(unit_cgroup "$unit")")
+# (grep -F: a unit's cgroup path holds systemd's \x2d escapes)
+grep -qF "trace-cmd: --cgroup ${dir#"$CG"}: its cgroup was made again (id $id_after); its tasks are recorded" "$work/rec" &&
+	ok "trace-cmd said it followed the unit's new cgroup (id $id_after)" ||
+	bad "trace-cmd did not say it followed the new cgroup (id $id_after): $(tail -3 "$work/rec")"
 events "$f" "$PATCHED_TRACE_CMD" >"$work/ev"
-n_old=0 n_new=0
-for p in $old; do n_old=$((n_old + $(awk -v p="$p" '$1 == p && ($2 == "begin" || $2 == "instant")' "$work/ev" | wc -l))); done
-for p in $new; do n_new=$((n_new + $(awk -v p="$p" '$1 == p && ($2 == "begin" || $2 == "instant")' "$work/ev" | wc -l))); done
-echo "$name: note: trace-cmd record --cgroup $unit across a restart: $n_old markers of the old processes ($old), $n_new of the new ones ($new)"
+judge "$work/ev" "$ref_pids" "$old $new" "$forbidden" "trace-cmd record --cgroup $unit restarted while recorded"
 finish
