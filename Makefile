@@ -29,8 +29,9 @@
 # make deps            install the Debian packages the project needs
 #
 # KVER=6.12 (e.g. "make kernel KVER=6.12", "make check KVER=6.12") builds
-# and boots 6.12 LTS instead of 6.1 (scripts/lib.sh): its own hook series
-# (patches/6.12/), its trees and objects named *-6.12 under build/.
+# and boots 6.12 LTS instead of 6.1 (scripts/lib.sh): the same hooks with
+# 6.12's own hunks (patches/6.12/), its trees and objects named *-6.12
+# under build/.
 #
 # Everything built goes to build/ (ignored by git).
 

@@ -20,19 +20,31 @@ case "$KVER" in
 	KERNEL_VERSION=6.1.192
 	KERNEL_PKG_VERSION=6.1.192
 	KSUF=''
-	HOOKS=$top/patches
 	;;
 6.12)
 	KERNEL_VERSION=6.12.117
 	KERNEL_PKG_VERSION=6.12.117
 	KSUF=-6.12
-	HOOKS=$top/patches/6.12
 	;;
 *)
 	printf '%s: error: KVER=%s: the project knows 6.1 and 6.12\n' "${0##*/}" "$KVER" >&2
 	exit 1
 	;;
 esac
+# The hooks into upstream files, kept once for both versions
+# (scripts/hooks): patches/NAME, what both take, then patches/$KVER/NAME,
+# what only this version takes, where there is such a part.
+HOOKS=$top/patches
+# hook_parts NAME - the files of hook NAME for $KVER, in the order they apply
+hook_parts() {
+	echo "$HOOKS/$1"
+	[ ! -f "$HOOKS/$KVER/$1" ] || echo "$HOOKS/$KVER/$1"
+}
+# hook_cat NAME - hook NAME for $KVER as one input for patch(1)
+hook_cat() {
+	local p
+	for p in $(hook_parts "$1"); do cat "$p"; done
+}
 # Every version the project builds, as VERSION=KERNEL_VERSION words: what
 # scripts/checkpatch resolves the common files' version tests for.
 KVERS_ALL="6.1=6.1.192 6.12=6.12.117"
