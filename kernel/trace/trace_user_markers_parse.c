@@ -21,17 +21,22 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>
-#include <linux/version.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) /* moved from asm/ */
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
+#include <linux/string.h>
+#include <asm/byteorder.h>
 
 #include "trace.h"
 #include "trace_user_markers.h"
 
 #define UM_ONES		0x0101010101010101ULL
+
+/* Eight bytes of the write buffer from @p, at any alignment */
+static __always_inline u64 um_load(const char *p)
+{
+	__le64 w;
+
+	memcpy(&w, p, sizeof(w));
+	return le64_to_cpu(w);
+}
 
 /*
  * The 64-bit constants of the word tests. With CC_OPTIMIZE_FOR_SIZE the
@@ -189,7 +194,7 @@ static __always_inline const char *um_parse_value(const char *p,
 	/* A branch: the sign is rare, and computing it cost three more */
 	if (unlikely(*p == '-'))
 		digits++;
-	w = get_unaligned_le64(digits);
+	w = um_load(digits);
 	/* The top byte marked: n <= 7, and p[n] is the word's or the next */
 	n = um_ffs(um_nondigits(w, k) | 1ULL << 63) >> 3;
 
@@ -243,7 +248,7 @@ static __always_inline const char *um_parse_rec(const char *p,
 						bool store, const char *fail,
 						int *err)
 {
-	u64 w = get_unaligned_le64(p), m;
+	u64 w = um_load(p), m;
 	unsigned int type = um_types[(u8)w], n;
 	const char *name;
 	size_t len;
@@ -283,7 +288,7 @@ static __always_inline const char *um_parse_rec(const char *p,
 	/* The name, up to the first '|' or newline */
 	name = ++p;
 	for (;;) {
-		m = um_name_stops(get_unaligned_le64(p), k);
+		m = um_name_stops(um_load(p), k);
 		if (!m) {
 			p += 8;
 			continue;
