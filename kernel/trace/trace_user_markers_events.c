@@ -370,8 +370,8 @@ static __always_inline void um_fill(void *ent, enum um_event ev,
 
 /*
  * The event path, whose commit runs the event's filter and triggers. Not
- * inlined: its trace_event_buffer, zeroed as every stack variable is,
- * would cost the direct path 16 instructions a record.
+ * inlined: its trace_event_buffer is zeroed as every stack variable is,
+ * and the direct path should not pay for that.
  */
 static noinline enum trace_commit_result
 um_emit_event(struct trace_event_file *file, enum um_event ev,
@@ -419,8 +419,7 @@ enum trace_commit_result trace_um_emit(struct trace_user_markers *um,
 	preempt_disable_notrace();
 	/*
 	 * Nothing would read the event before it is written: write it as
-	 * trace_marker writes its text (208 instructions less for a B + E
-	 * pair, 104 a record of a batch). A filter or trigger set meanwhile
+	 * trace_marker writes its text. A filter or trigger set meanwhile
 	 * applies from the next record on, as if set after this one.
 	 */
 	if (!(READ_ONCE(file->flags) & UM_FULL_COMMIT_FLAGS) &&

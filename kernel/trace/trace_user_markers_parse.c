@@ -10,11 +10,9 @@
  * instance would record is only checked (trace_um_check()): the same
  * pass, the same errors, nothing stored.
  *
- * Every field is scanned eight bytes at a time (the write buffer has
+ * Every field is scanned eight bytes at a time: the write buffer has
  * UM_SCAN_SLACK bytes of room after its sentinel newline, so a load that
- * starts at or before the sentinel stays inside it): a 16-record write
- * with no event enabled spends most of its instructions here (111 of
- * about 165 a record, counted in bench/profiles.md).
+ * starts at or before the sentinel stays inside it.
  */
 #include <linux/bitops.h>
 #include <linux/err.h>
@@ -39,10 +37,10 @@ static __always_inline u64 um_load(const char *p)
 }
 
 /*
- * The 64-bit constants of the word tests. With CC_OPTIMIZE_FOR_SIZE the
- * compiler rebuilds each one (a movabs) at every use inside the record
- * loop, ten a record; made once per write and hidden from the
- * optimizer, they stay in registers.
+ * The 64-bit constants of the word tests, made once a write and hidden
+ * from the optimizer so that they stay in registers: under
+ * CC_OPTIMIZE_FOR_SIZE it would rebuild each one at every use inside the
+ * record loop.
  */
 struct um_consts {
 	u64	high;		/* 0x80 in every byte */
@@ -55,8 +53,8 @@ struct um_consts {
 
 /*
  * um_ffs - the lowest set bit of @w, which is not 0. __ffs64() is only
- * inline: under CC_OPTIMIZE_FOR_SIZE it became a call here (three
- * instructions where one does).
+ * inline: under CC_OPTIMIZE_FOR_SIZE it may become a call, where one
+ * instruction does.
  */
 static __always_inline unsigned int um_ffs(u64 w)
 {
@@ -112,8 +110,8 @@ int trace_um_check_name(const char *s, size_t len)
  * and '~', which the caller steps over. Adding 4 modulo 128 maps
  * 0x7c..0x7f to 0..3 and 0..0x1f to 4..0x23, so one comparison with 0x24
  * finds both ranges; bytes from 0x80 on are never marked. No step
- * carries into the next byte, so every mark is exact: three tests for
- * '|', DEL and control bytes took twice the instructions.
+ * carries into the next byte, so every mark is exact, and one test
+ * finds '|', DEL and the control bytes.
  */
 static __always_inline u64 um_name_stops(u64 w, const struct um_consts *k)
 {
@@ -191,7 +189,7 @@ static __always_inline const char *um_parse_value(const char *p,
 	unsigned int n;
 	u64 w;
 
-	/* A branch: the sign is rare, and computing it cost three more */
+	/* The sign is rare: a branch, not arithmetic */
 	if (unlikely(*p == '-'))
 		digits++;
 	w = um_load(digits);
