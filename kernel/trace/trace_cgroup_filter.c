@@ -27,7 +27,7 @@
 #include <linux/uaccess.h>
 
 #include "trace.h"
-#include "trace_ctx_filter.h"
+#include "trace_task_filter.h"
 
 /* Largest write accepted, and most cgroups in one list. */
 #define TRACE_CGROUP_WRITE_MAX	(256 * 1024)
@@ -42,10 +42,10 @@ struct trace_cgroup_set {
 };
 
 static const u8 trace_cgroup_rej_bit[TRACE_CG_NR_LISTS] = {
-	[TRACE_CG_EVENT]	= CTX_REJ_EV_CG,
-	[TRACE_CG_EVENT_NO]	= CTX_REJ_EV_NOCG,
-	[TRACE_CG_FUNC]		= CTX_REJ_FN_CG,
-	[TRACE_CG_FUNC_NO]	= CTX_REJ_FN_NOCG,
+	[TRACE_CG_EVENT]	= TF_REJ_EV_CG,
+	[TRACE_CG_EVENT_NO]	= TF_REJ_EV_NOCG,
+	[TRACE_CG_FUNC]		= TF_REJ_FN_CG,
+	[TRACE_CG_FUNC_NO]	= TF_REJ_FN_NOCG,
 };
 
 static bool cgset_is_notrace(int list)
@@ -88,9 +88,9 @@ static bool cgset_matches(const struct trace_cgroup_set *set,
  *
  * Context: an RCU-sched read section (sched probes, IPIs).
  *
- * Return: CTX_REJ_*_CG and CTX_REJ_*_NOCG bits.
+ * Return: TF_REJ_*_CG and TF_REJ_*_NOCG bits.
  */
-u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task)
+u8 trace_cgroup_rej(struct trace_task_filter *f, struct task_struct *task)
 {
 	struct cgroup *cgrp = task_dfl_cgroup(task);
 	u8 rej = 0;
@@ -109,9 +109,9 @@ u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task)
  * trace_cgroup_rules - the cgroup rules an instance has configured
  * @f: the instance's context filter (may be NULL)
  *
- * Return: CTX_REJ_*_CG and CTX_REJ_*_NOCG bits of the non-empty lists.
+ * Return: TF_REJ_*_CG and TF_REJ_*_NOCG bits of the non-empty lists.
  */
-u8 trace_cgroup_rules(struct trace_ctx_filter *f)
+u8 trace_cgroup_rules(struct trace_task_filter *f)
 {
 	u8 rules = 0;
 	int i;
@@ -126,16 +126,16 @@ u8 trace_cgroup_rules(struct trace_ctx_filter *f)
 }
 
 /**
- * trace_ctx_function_cgroups - does @tr filter the function tracer by cgroup
+ * trace_task_function_cgroups - does @tr filter the function tracer by cgroup
  * @tr: the instance
  *
  * Return: true when set_ftrace_cgroup or set_ftrace_notrace_cgroup is set.
  */
-bool trace_ctx_function_cgroups(struct trace_array *tr)
+bool trace_task_function_cgroups(struct trace_array *tr)
 {
-	return READ_ONCE(tr->ctx_filter) &&
-	       (trace_cgroup_rules(tr->ctx_filter) &
-		(CTX_REJ_FN_CG | CTX_REJ_FN_NOCG));
+	return READ_ONCE(tr->task_filter) &&
+	       (trace_cgroup_rules(tr->task_filter) &
+		(TF_REJ_FN_CG | TF_REJ_FN_NOCG));
 }
 
 /* cgset_put - drop a reference; the last one frees the set */
@@ -313,7 +313,7 @@ struct trace_cgroup_open {
 
 static struct trace_cgroup_set *cg_list(struct trace_array *tr, int list)
 {
-	return rcu_dereference_protected(tr->ctx_filter->cgroups[list],
+	return rcu_dereference_protected(tr->task_filter->cgroups[list],
 					 lockdep_is_held(&event_mutex));
 }
 
@@ -332,18 +332,18 @@ static int cg_publish(struct trace_array *tr, int list,
 
 	lockdep_assert_held(&event_mutex);
 	if (set)
-		ret = trace_ctx_filter_prepare(tr);
+		ret = trace_task_filter_prepare(tr);
 	if (ret) {
 		mutex_unlock(&event_mutex);
 		cgset_put(set);
 		return ret;
 	}
-	rcu_assign_pointer(tr->ctx_filter->cgroups[list], set);
-	trace_ctx_filter_update_locked(tr);
+	rcu_assign_pointer(tr->task_filter->cgroups[list], set);
+	trace_task_filter_update_locked(tr);
 	mutex_unlock(&event_mutex);
 
 	if (list == TRACE_CG_FUNC || list == TRACE_CG_FUNC_NO)
-		ftrace_ctx_filter_changed(tr);
+		ftrace_task_filter_changed(tr);
 	if (old) {
 		/* Probes and gates may still read the old set. */
 		tracepoint_synchronize_unregister();
@@ -607,11 +607,11 @@ void trace_cgroup_filter_clear(struct trace_array *tr)
 	lockdep_assert_held(&event_mutex);
 	for (i = 0; i < TRACE_CG_NR_LISTS; i++) {
 		old[i] = cg_list(tr, i);
-		RCU_INIT_POINTER(tr->ctx_filter->cgroups[i], NULL);
+		RCU_INIT_POINTER(tr->task_filter->cgroups[i], NULL);
 	}
-	trace_ctx_filter_update_locked(tr);
+	trace_task_filter_update_locked(tr);
 	if (old[TRACE_CG_FUNC] || old[TRACE_CG_FUNC_NO])
-		ftrace_ctx_filter_changed(tr);
+		ftrace_task_filter_changed(tr);
 	tracepoint_synchronize_unregister();
 	for (i = 0; i < TRACE_CG_NR_LISTS; i++)
 		cgset_put(old[i]);

@@ -107,7 +107,7 @@ static void um_span(struct trace_user_markers *um, struct um_ctx *c,
 		 * ones it rejects cannot make it hold memory. A span begun
 		 * while rejected is not tracked; its end comes unmatched.
 		 */
-		if (!c->th && !trace_ctx_user_marker_ignored(um->tr->ctx_filter))
+		if (!c->th && !trace_task_user_marker_ignored(um->tr->task_filter))
 			c->th = trace_um_thread_get(um);
 		if (!c->th)
 			return;
@@ -138,7 +138,7 @@ static __always_inline void um_record(struct trace_user_markers *um,
 		return;
 	}
 	/* The instance's pid and cgroup filters: one per-CPU verdict. */
-	if (trace_ctx_user_marker_ignored(um->tr->ctx_filter)) {
+	if (trace_task_user_marker_ignored(um->tr->task_filter)) {
 		this_cpu_inc(um->stats->filtered);
 		return;
 	}

@@ -368,7 +368,7 @@ static void um_thread_exit(struct trace_user_markers *um,
 	if (!th)
 		return;
 	on = (READ_ONCE(file->flags) & EVENT_FILE_FL_ENABLED) &&
-	     !trace_ctx_user_marker_ignored(um->tr->ctx_filter) &&
+	     !trace_task_user_marker_ignored(um->tr->task_filter) &&
 	     !trace_trigger_soft_disabled(file);
 	/* Bounded: one event for all untracked spans, one per tracked span */
 	if (th->deep && on) {

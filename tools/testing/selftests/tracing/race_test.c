@@ -935,7 +935,7 @@ TEST_F_TIMEOUT(race, prctl_refuses_unused_arguments, 60)
  *
  * The hook's cross-CPU calls are counted exactly, by their caller: the
  * function tracer of a second instance records on_each_cpu_cond_mask()
- * called from trace_ctx_filter_attach() (on_each_cpu_mask() is its inline
+ * called from trace_task_filter_attach() (on_each_cpu_mask() is its inline
  * wrapper). /proc/interrupts cannot tell them apart: on the debug kernel
  * a migration's other work sent about one function call IPI in four
  * moves with no rule at all (55 for 200 moves, once).
@@ -964,7 +964,7 @@ static long long call_ipis(void)
 	return sum;
 }
 
-#define ATTACH_CALL "on_each_cpu_cond_mask <-trace_ctx_filter_attach"
+#define ATTACH_CALL "on_each_cpu_cond_mask <-trace_task_filter_attach"
 
 /* attach_calls - the hook's calls that @fn's instance traced, or -1 */
 static long long attach_calls(struct cgt_instance *fn)

@@ -4,15 +4,15 @@
  * core reports committed migrations, so that per-CPU verdicts follow a
  * task into or out of a filtered cgroup at once.
  */
-#ifndef _LINUX_TRACE_CTX_FILTER_H
-#define _LINUX_TRACE_CTX_FILTER_H
+#ifndef _LINUX_TRACE_TASK_FILTER_H
+#define _LINUX_TRACE_TASK_FILTER_H
 
 struct cgroup_taskset;
 
 #ifdef CONFIG_TRACE_CGROUP_FILTER
-void trace_ctx_filter_attach(struct cgroup_taskset *tset);
+void trace_task_filter_attach(struct cgroup_taskset *tset);
 #else
-static inline void trace_ctx_filter_attach(struct cgroup_taskset *tset) { }
+static inline void trace_task_filter_attach(struct cgroup_taskset *tset) { }
 #endif
 
-#endif /* _LINUX_TRACE_CTX_FILTER_H */
+#endif /* _LINUX_TRACE_TASK_FILTER_H */

@@ -11,8 +11,8 @@
  * event gate, the marker gates and the function tracer each test one bit
  * of one per-CPU word.
  */
-#ifndef _TRACE_CTX_FILTER_H
-#define _TRACE_CTX_FILTER_H
+#ifndef _TRACE_TASK_FILTER_H
+#define _TRACE_TASK_FILTER_H
 
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
@@ -30,23 +30,23 @@ struct dentry;
  * order.
  */
 enum {
-	CTX_REJ_EV_PID		= BIT(0),	/* not in set_event_pid */
-	CTX_REJ_EV_NOPID	= BIT(1),	/* in set_event_notrace_pid */
-	CTX_REJ_EV_CG		= BIT(2),	/* outside set_event_cgroup */
-	CTX_REJ_EV_NOCG		= BIT(3),	/* inside set_event_notrace_cgroup */
-	CTX_REJ_FN_PID		= BIT(4),
-	CTX_REJ_FN_NOPID	= BIT(5),
-	CTX_REJ_FN_CG		= BIT(6),
-	CTX_REJ_FN_NOCG		= BIT(7),
+	TF_REJ_EV_PID		= BIT(0),	/* not in set_event_pid */
+	TF_REJ_EV_NOPID	= BIT(1),	/* in set_event_notrace_pid */
+	TF_REJ_EV_CG		= BIT(2),	/* outside set_event_cgroup */
+	TF_REJ_EV_NOCG		= BIT(3),	/* inside set_event_notrace_cgroup */
+	TF_REJ_FN_PID		= BIT(4),
+	TF_REJ_FN_NOPID	= BIT(5),
+	TF_REJ_FN_CG		= BIT(6),
+	TF_REJ_FN_NOCG		= BIT(7),
 };
 
-#define CTX_REJ_EV		0x0f
-#define CTX_REJ_FN		0xf0
-#define CTX_REJ_EV_CGROUP	(CTX_REJ_EV_CG | CTX_REJ_EV_NOCG)
-#define CTX_REJ_FN_CGROUP	(CTX_REJ_FN_CG | CTX_REJ_FN_NOCG)
-#define CTX_REJ_CGROUP		(CTX_REJ_EV_CGROUP | CTX_REJ_FN_CGROUP)
-#define CTX_REJ_PID		(CTX_REJ_EV_PID | CTX_REJ_EV_NOPID | \
-				 CTX_REJ_FN_PID | CTX_REJ_FN_NOPID)
+#define TF_REJ_EV		0x0f
+#define TF_REJ_FN		0xf0
+#define TF_REJ_EV_CGROUP	(TF_REJ_EV_CG | TF_REJ_EV_NOCG)
+#define TF_REJ_FN_CGROUP	(TF_REJ_FN_CG | TF_REJ_FN_NOCG)
+#define TF_REJ_CGROUP		(TF_REJ_EV_CGROUP | TF_REJ_FN_CGROUP)
+#define TF_REJ_PID		(TF_REJ_EV_PID | TF_REJ_EV_NOPID | \
+				 TF_REJ_FN_PID | TF_REJ_FN_NOPID)
 
 /* The four cgroup lists of an instance, indexed like the files. */
 enum trace_cgroup_list {
@@ -57,13 +57,13 @@ enum trace_cgroup_list {
 	TRACE_CG_NR_LISTS,
 };
 
-/* The event rules, indexed like their CTX_REJ_EV_* bits */
-enum trace_ctx_ev_rule {
-	CTX_EV_PID,
-	CTX_EV_NOPID,
-	CTX_EV_CG,
-	CTX_EV_NOCG,
-	CTX_EV_RULES,
+/* The event rules, indexed like their TF_REJ_EV_* bits */
+enum trace_task_ev_rule {
+	TF_EV_PID,
+	TF_EV_NOPID,
+	TF_EV_CG,
+	TF_EV_NOCG,
+	TF_EV_RULES,
 };
 
 /*
@@ -73,21 +73,21 @@ enum trace_ctx_ev_rule {
  * @ev_rule: each event rule alone, for sched_switch, which is dropped only
  * when one rule rejects both tasks.
  *
- * Bit TRACE_CTX_SHARED is set in every mask while some instance filters
+ * Bit TF_SHARED is set in every mask while some instance filters
  * without a slot of its own: a gate that finds it set asks that instance's
- * per-CPU state (struct trace_ctx_shared_cpu).
+ * per-CPU state (struct trace_task_shared_cpu).
  */
-struct trace_ctx_masks {
+struct trace_task_masks {
 	unsigned long	ev;
 	unsigned long	evcg;
 	unsigned long	fn;
-	unsigned long	ev_rule[CTX_EV_RULES];
+	unsigned long	ev_rule[TF_EV_RULES];
 };
 
-/* The masks a CPU keeps; the event gate's word is trace_ctx_event_rej. */
-struct trace_ctx_cpu {
-	struct trace_ctx_masks	cur;	/* for cur_task */
-	struct trace_ctx_masks	next;	/* between the two switch probes */
+/* The masks a CPU keeps; the event gate's word is trace_task_event_rej. */
+struct trace_task_cpu {
+	struct trace_task_masks	cur;	/* for cur_task */
+	struct trace_task_masks	next;	/* between the two switch probes */
 	/*
 	 * Whom cur was decided for: the running task, or the task being
 	 * switched in once the switch probes ran. The function tracer's gate
@@ -99,29 +99,29 @@ struct trace_ctx_cpu {
 	struct task_struct	*next_task;	/* whom next was decided for */
 };
 
-DECLARE_PER_CPU(struct trace_ctx_cpu, trace_ctx_cpu);
+DECLARE_PER_CPU(struct trace_task_cpu, trace_task_cpu);
 
 /*
  * The per-CPU verdict of an instance that filters without a slot (more
- * than CTX_SLOTS instances filter): decided by the same probes as the
+ * than TF_SLOTS instances filter): decided by the same probes as the
  * masks, for this instance alone, and read by the gates when they find
- * TRACE_CTX_SHARED set.
- * @cur: the CTX_REJ_* rules that reject the running task
+ * TF_SHARED set.
+ * @cur: the TF_REJ_* rules that reject the running task
  * @next: the same for the task being switched in
- * @ev_rej: the event gate's answer, as trace_ctx_event_rej gives it
+ * @ev_rej: the event gate's answer, as trace_task_event_rej gives it
  */
-struct trace_ctx_shared_cpu {
+struct trace_task_shared_cpu {
 	u8	cur;
 	u8	next;
 	u8	ev_rej;
 };
 
-/* Per-instance context filter state; tr->ctx_filter. */
-struct trace_ctx_filter {
+/* Per-instance context filter state; tr->task_filter. */
+struct trace_task_filter {
 	struct trace_array		*tr;
-	u8				rules;		/* CTX_REJ_* configured */
+	u8				rules;		/* TF_REJ_* configured */
 	u8				sched_probes;	/* its sched events want */
-	/* -1: none; CTX_SHARED_SLOT: on the shared list, with @shared */
+	/* -1: none; TF_SHARED_SLOT: on the shared list, with @shared */
 	int				slot;
 	/* BIT(slot) where a rule of the kind exists, else 0: the gates */
 	unsigned long			ev_bit;
@@ -130,40 +130,40 @@ struct trace_ctx_filter {
 	struct trace_cgroup_set __rcu	*cgroups[TRACE_CG_NR_LISTS];
 	struct list_head		shared_node;	/* RCU, event_mutex */
 	bool				shared_listed;	/* on ctx_shared */
-	struct trace_ctx_shared_cpu __percpu *shared;
+	struct trace_task_shared_cpu __percpu *shared;
 };
 
 /*
- * Slots: the first CTX_SLOTS filtering instances own a bit each; the ones
- * after them share the last bit, TRACE_CTX_SHARED, and keep a per-CPU
+ * Slots: the first TF_SLOTS filtering instances own a bit each; the ones
+ * after them share the last bit, TF_SHARED, and keep a per-CPU
  * verdict of their own.
  */
-#define CTX_SLOTS		(BITS_PER_LONG - 1)
-#define CTX_SHARED_SLOT		CTX_SLOTS
+#define TF_SLOTS		(BITS_PER_LONG - 1)
+#define TF_SHARED_SLOT		TF_SLOTS
 
-DECLARE_STATIC_KEY_FALSE(trace_ctx_filter_key);
+DECLARE_STATIC_KEY_FALSE(trace_task_filter_key);
 
-int trace_ctx_filter_create(struct trace_array *tr, struct dentry *parent);
-void trace_ctx_filter_destroy(struct trace_array *tr);
-int trace_ctx_filter_prepare(struct trace_array *tr);
-void trace_ctx_filter_update(struct trace_array *tr);
-void trace_ctx_filter_update_locked(struct trace_array *tr);
-void trace_ctx_filter_init_file(struct trace_array *tr,
-				struct trace_event_file *file);
-void trace_ctx_filter_event_toggled(struct trace_event_file *file);
-void trace_ctx_pids_changed(void);
+int trace_task_filter_create(struct trace_array *tr, struct dentry *parent);
+void trace_task_filter_destroy(struct trace_array *tr);
+int trace_task_filter_prepare(struct trace_array *tr);
+void trace_task_filter_update(struct trace_array *tr);
+void trace_task_filter_update_locked(struct trace_array *tr);
+void trace_task_filter_init_file(struct trace_array *tr,
+				 struct trace_event_file *file);
+void trace_task_filter_event_toggled(struct trace_event_file *file);
+void trace_task_pids_changed(void);
 
 #ifdef CONFIG_TRACE_CGROUP_FILTER
 /* The cgroup lists, in trace_cgroup_filter.c */
-u8 trace_cgroup_rej(struct trace_ctx_filter *f, struct task_struct *task);
+u8 trace_cgroup_rej(struct trace_task_filter *f, struct task_struct *task);
 int trace_cgroup_filter_create_files(struct trace_array *tr,
 				     struct dentry *parent);
 void trace_cgroup_filter_clear(struct trace_array *tr);
-u8 trace_cgroup_rules(struct trace_ctx_filter *f);
-bool trace_ctx_function_cgroups(struct trace_array *tr);
+u8 trace_cgroup_rules(struct trace_task_filter *f);
+bool trace_task_function_cgroups(struct trace_array *tr);
 #else
 /* No cgroup lists: no cgroup rule, no cgroup file */
-static inline u8 trace_cgroup_rej(struct trace_ctx_filter *f,
+static inline u8 trace_cgroup_rej(struct trace_task_filter *f,
 				  struct task_struct *task)
 {
 	return 0;
@@ -177,12 +177,12 @@ static inline int trace_cgroup_filter_create_files(struct trace_array *tr,
 
 static inline void trace_cgroup_filter_clear(struct trace_array *tr) { }
 
-static inline u8 trace_cgroup_rules(struct trace_ctx_filter *f)
+static inline u8 trace_cgroup_rules(struct trace_task_filter *f)
 {
 	return 0;
 }
 
-static inline bool trace_ctx_function_cgroups(struct trace_array *tr)
+static inline bool trace_task_function_cgroups(struct trace_array *tr)
 {
 	return false;
 }
@@ -190,32 +190,32 @@ static inline bool trace_ctx_function_cgroups(struct trace_array *tr)
 
 /* ftrace.c: re-install the function tracer's pid/cgroup callback. */
 #ifdef CONFIG_FUNCTION_TRACER
-void ftrace_ctx_filter_changed(struct trace_array *tr);
+void ftrace_task_filter_changed(struct trace_array *tr);
 #else
-static inline void ftrace_ctx_filter_changed(struct trace_array *tr) { }
+static inline void ftrace_task_filter_changed(struct trace_array *tr) { }
 #endif
 
-bool trace_ctx_shared_rejects(struct trace_ctx_filter *f, u8 rules);
+bool trace_task_shared_rejects(struct trace_task_filter *f, u8 rules);
 
 /*
- * trace_ctx_rejects - the common part of the gates below: does the
+ * trace_task_rejects - the common part of the gates below: does the
  * instance's bit @bit in this CPU's mask @mask say that it rejects the
  * task, or, for an instance without a slot, its own per-CPU verdict on
  * @rules.
  */
-static __always_inline bool trace_ctx_rejects(struct trace_ctx_filter *f,
-					      unsigned long mask,
-					      unsigned long bit, u8 rules)
+static __always_inline bool trace_task_rejects(struct trace_task_filter *f,
+					       unsigned long mask,
+					       unsigned long bit, u8 rules)
 {
 	unsigned long hit = mask & bit;
 
-	if (likely(!(hit & TRACE_CTX_SHARED)))
+	if (likely(!(hit & TF_SHARED)))
 		return hit;
-	return trace_ctx_shared_rejects(f, rules);
+	return trace_task_shared_rejects(f, rules);
 }
 
 /**
- * trace_ctx_marker_ignored - the gate of trace_marker and trace_marker_raw
+ * trace_task_marker_ignored - the gate of trace_marker and trace_marker_raw
  * @f: the instance's context filter
  *
  * Markers are written by the current task and follow the cgroup rules of
@@ -224,16 +224,16 @@ static __always_inline bool trace_ctx_rejects(struct trace_ctx_filter *f,
  *
  * Return: true when the marker must not be recorded.
  */
-static __always_inline bool trace_ctx_marker_ignored(struct trace_ctx_filter *f)
+static __always_inline bool trace_task_marker_ignored(struct trace_task_filter *f)
 {
-	if (!static_branch_unlikely(&trace_ctx_filter_key) || !f)
+	if (!static_branch_unlikely(&trace_task_filter_key) || !f)
 		return false;
-	return trace_ctx_rejects(f, this_cpu_read(trace_ctx_cpu.cur.evcg),
-				 READ_ONCE(f->evcg_bit), CTX_REJ_EV_CGROUP);
+	return trace_task_rejects(f, this_cpu_read(trace_task_cpu.cur.evcg),
+				 READ_ONCE(f->evcg_bit), TF_REJ_EV_CGROUP);
 }
 
 /**
- * trace_ctx_user_marker_ignored - the gate of user_markers records
+ * trace_task_user_marker_ignored - the gate of user_markers records
  * @f: the instance's context filter
  *
  * User markers are events of the writing task: every event rule applies.
@@ -241,16 +241,16 @@ static __always_inline bool trace_ctx_marker_ignored(struct trace_ctx_filter *f)
  * Return: true when the record must not be recorded.
  */
 static __always_inline bool
-trace_ctx_user_marker_ignored(struct trace_ctx_filter *f)
+trace_task_user_marker_ignored(struct trace_task_filter *f)
 {
-	if (!static_branch_unlikely(&trace_ctx_filter_key) || !f)
+	if (!static_branch_unlikely(&trace_task_filter_key) || !f)
 		return false;
-	return trace_ctx_rejects(f, this_cpu_read(trace_ctx_cpu.cur.ev),
-				 READ_ONCE(f->ev_bit), CTX_REJ_EV);
+	return trace_task_rejects(f, this_cpu_read(trace_task_cpu.cur.ev),
+				 READ_ONCE(f->ev_bit), TF_REJ_EV);
 }
 
 /**
- * trace_ctx_function_rejected - the function rules' verdict on the task
+ * trace_task_function_rejected - the function rules' verdict on the task
  *	the CPU decided for last
  * @f: the instance's context filter (may be NULL)
  *
@@ -259,14 +259,14 @@ trace_ctx_user_marker_ignored(struct trace_ctx_filter *f)
  * Return: true when a function rule rejects that task.
  */
 static __always_inline bool
-trace_ctx_function_rejected(struct trace_ctx_filter *f)
+trace_task_function_rejected(struct trace_task_filter *f)
 {
-	return f && trace_ctx_rejects(f, this_cpu_read(trace_ctx_cpu.cur.fn),
-				      READ_ONCE(f->fn_bit), CTX_REJ_FN);
+	return f && trace_task_rejects(f, this_cpu_read(trace_task_cpu.cur.fn),
+				      READ_ONCE(f->fn_bit), TF_REJ_FN);
 }
 
 /**
- * trace_ctx_function_ignored - the gate of the function tracer callbacks
+ * trace_task_function_ignored - the gate of the function tracer callbacks
  * @f: the instance's context filter (may be NULL)
  *
  * While the instance has a function rule, a function is traced only when
@@ -277,7 +277,7 @@ trace_ctx_function_rejected(struct trace_ctx_filter *f)
  * Return: true when the current task's functions must not be traced.
  */
 static __always_inline bool
-trace_ctx_function_ignored(struct trace_ctx_filter *f)
+trace_task_function_ignored(struct trace_task_filter *f)
 {
 	unsigned long bit;
 
@@ -286,10 +286,10 @@ trace_ctx_function_ignored(struct trace_ctx_filter *f)
 	bit = READ_ONCE(f->fn_bit);
 	if (!bit)
 		return false;
-	if (this_cpu_read(trace_ctx_cpu.cur_task) != current)
+	if (this_cpu_read(trace_task_cpu.cur_task) != current)
 		return true;
-	return trace_ctx_rejects(f, this_cpu_read(trace_ctx_cpu.cur.fn), bit,
-				 CTX_REJ_FN);
+	return trace_task_rejects(f, this_cpu_read(trace_task_cpu.cur.fn), bit,
+				 TF_REJ_FN);
 }
 
-#endif /* _TRACE_CTX_FILTER_H */
+#endif /* _TRACE_TASK_FILTER_H */
