@@ -352,18 +352,106 @@ static int cg_publish(struct trace_array *tr, int list,
 	return 0;
 }
 
+/*
+ * cg_read_words - copy a write of @cnt bytes from @ubuf and resolve its
+ * words into @cgrps, which has room for TRACE_CGROUP_LIST_MAX
+ *
+ * Return: the number of cgroups, each with a reference, or a negative
+ * errno with none held.
+ */
+static int cg_read_words(const char __user *ubuf, size_t cnt,
+			 struct cgroup **cgrps)
+{
+	char *buf;
+	int nr;
+
+	if (cnt > TRACE_CGROUP_WRITE_MAX)
+		return -E2BIG;
+	buf = kvmalloc(cnt + 1, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, ubuf, cnt)) {
+		nr = -EFAULT;
+	} else {
+		buf[cnt] = '\0';
+		if (strlen(buf) != cnt)		/* NUL bytes */
+			nr = -EINVAL;
+		else
+			nr = cgroup_parse(buf, cgrps, TRACE_CGROUP_LIST_MAX);
+	}
+	kvfree(buf);
+	return nr;
+}
+
+/*
+ * cg_prepend_old - put the cgroups of @old, each with a reference of its
+ * own, before the @nr in @cgrps
+ *
+ * Return: how many @cgrps then holds, or -E2BIG (and @cgrps is as it was).
+ */
+static int cg_prepend_old(struct trace_cgroup_set *old, struct cgroup **cgrps,
+			  int nr)
+{
+	unsigned int i;
+
+	if (!old)
+		return nr;
+	if (old->nr + nr > TRACE_CGROUP_LIST_MAX)
+		return -E2BIG;
+	memmove(cgrps + old->nr, cgrps, nr * sizeof(*cgrps));
+	for (i = 0; i < old->nr; i++) {
+		cgrps[i] = old->cgrps[i];
+		cgroup_get(cgrps[i]);
+	}
+	return old->nr + nr;
+}
+
+/*
+ * cg_update - replace list @list of @tr with the @nr cgroups in @cgrps, or
+ * add them to it, taking over their references (@cgrps has room for
+ * TRACE_CGROUP_LIST_MAX)
+ *
+ * Return: 0, or -E2BIG or -ENOMEM with the list as it was.
+ */
+static int cg_update(struct trace_array *tr, int list, bool replace,
+		     struct cgroup **cgrps, int nr)
+{
+	struct trace_cgroup_set *set = NULL;
+	int total;
+
+	mutex_lock(&event_mutex);
+	total = cg_prepend_old(replace ? NULL : cg_list(tr, list), cgrps, nr);
+	if (total < 0)
+		goto fail;
+	if (!total && !replace) {
+		/* Adding nothing changes nothing */
+		mutex_unlock(&event_mutex);
+		return 0;
+	}
+	if (total) {
+		set = cgset_build(cgrps, total);
+		if (!set) {
+			nr = total;
+			total = -ENOMEM;
+			goto fail;
+		}
+	}
+	return cg_publish(tr, list, set);	/* releases event_mutex */
+fail:
+	mutex_unlock(&event_mutex);
+	while (nr)
+		cgroup_put(cgrps[--nr]);
+	return total;
+}
+
 static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
 				  size_t cnt, loff_t *ppos)
 {
 	struct seq_file *m = filp->private_data;
 	struct trace_cgroup_open *o = m->private;
-	struct trace_array *tr = o->tr;
-	struct trace_cgroup_set *old, *set;
 	struct cgroup **cgrps;
-	unsigned int nr_old = 0, i;
 	bool replace;
-	char *buf;
-	int nr;
+	int ret;
 
 	if (!cnt)
 		return 0;
@@ -375,74 +463,18 @@ static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
 	 */
 	replace = o->replace;
 	o->tried = true;
-	if (cnt > TRACE_CGROUP_WRITE_MAX)
-		return -E2BIG;
-	buf = kvmalloc(cnt + 1, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (copy_from_user(buf, ubuf, cnt)) {
-		kvfree(buf);
-		return -EFAULT;
-	}
-	buf[cnt] = '\0';
-	if (strlen(buf) != cnt) {		/* NUL bytes */
-		kvfree(buf);
-		return -EINVAL;
-	}
-
 	cgrps = kvmalloc_array(TRACE_CGROUP_LIST_MAX, sizeof(*cgrps), GFP_KERNEL);
-	if (!cgrps) {
-		kvfree(buf);
+	if (!cgrps)
 		return -ENOMEM;
-	}
-	nr = cgroup_parse(buf, cgrps, TRACE_CGROUP_LIST_MAX);
-	kvfree(buf);
-	if (nr < 0)
-		goto out;
-
-	mutex_lock(&event_mutex);
-	old = replace ? NULL : cg_list(tr, o->list);
-	if (old) {
-		nr_old = old->nr;
-		if (nr_old + nr > TRACE_CGROUP_LIST_MAX) {
-			mutex_unlock(&event_mutex);
-			for (i = 0; i < nr; i++)
-				cgroup_put(cgrps[i]);
-			nr = -E2BIG;
-			goto out;
-		}
-		/* The new set holds its own reference to each kept cgroup. */
-		memmove(cgrps + nr_old, cgrps, nr * sizeof(*cgrps));
-		for (i = 0; i < nr_old; i++) {
-			cgrps[i] = old->cgrps[i];
-			cgroup_get(cgrps[i]);
-		}
-	}
-	set = NULL;
-	if (nr_old + nr) {
-		set = cgset_build(cgrps, nr_old + nr);
-		if (!set) {
-			mutex_unlock(&event_mutex);
-			for (i = 0; i < nr_old + nr; i++)
-				cgroup_put(cgrps[i]);
-			nr = -ENOMEM;
-			goto out;
-		}
-	} else if (!replace) {
-		/* Appending nothing changes nothing. */
-		mutex_unlock(&event_mutex);
-		goto done;
-	}
-	nr = cg_publish(tr, o->list, set);
-	if (nr)
-		goto out;
-done:
+	ret = cg_read_words(ubuf, cnt, cgrps);
+	if (ret >= 0)
+		ret = cg_update(o->tr, o->list, replace, cgrps, ret);
+	kvfree(cgrps);
+	if (ret)
+		return ret;
 	o->replace = false;
 	*ppos += cnt;
-	nr = cnt;
-out:
-	kvfree(cgrps);
-	return nr;
+	return cnt;
 }
 
 /*
