@@ -14,7 +14,11 @@
 #ifndef _TRACE_TASK_FILTER_H
 #define _TRACE_TASK_FILTER_H
 
+#include <linux/atomic.h>
+#include <linux/cgroup.h>
 #include <linux/jump_label.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/percpu.h>
 #include <linux/trace_events.h>
 #include <linux/types.h>
@@ -129,7 +133,7 @@ struct trace_task_filter {
 	unsigned long			fn_bit;
 	struct trace_cgroup_set __rcu	*cgroups[TRACE_CG_NR_LISTS];
 	struct list_head		shared_node;	/* RCU, event_mutex */
-	bool				shared_listed;	/* on ctx_shared */
+	bool				shared_listed;	/* on trace_task_shared */
 	struct trace_task_shared_cpu __percpu *shared;
 };
 
@@ -143,6 +147,109 @@ struct trace_task_filter {
 
 DECLARE_STATIC_KEY_FALSE(trace_task_filter_key);
 
+/* trace_task_filter.c: the verdict, its slots and its cache */
+
+/* Tasks whose verdicts each CPU remembers, a power of two */
+#define TF_CACHE		8
+
+/*
+ * What a CPU decided for a task lately: valid while the task has the same
+ * pid number and cgroup, and no list or slot changed (the generation).
+ * The verdict on a pid number does not depend on which task has it.
+ */
+struct trace_task_cache_entry {
+	u64			gen;
+	u64			cg_id;	/* 0 while no instance has cgroup rules */
+	pid_t			pid;
+	struct trace_task_masks	m;
+};
+
+DECLARE_PER_CPU(struct trace_task_cache_entry[TF_CACHE], trace_task_cache);
+extern struct trace_task_filter __rcu *trace_task_slot[TF_SLOTS];
+extern unsigned long trace_task_pid_slots;
+extern unsigned long trace_task_cg_slots;
+extern struct list_head trace_task_shared;
+extern u8 trace_task_shared_rules;
+extern atomic64_t trace_task_gen;
+
+/* The points where trace_task_shared_update() decides */
+enum trace_task_shared_op {
+	TF_SHARED_DECIDE,
+	TF_SHARED_SWITCH_PRE,
+	TF_SHARED_SWITCH_POST,
+	TF_SHARED_WAKEUP_PRE,
+	TF_SHARED_WAKEUP_POST,
+};
+
+void trace_task_decide_fill(struct task_struct *task,
+			    struct trace_task_cache_entry *e, u64 gen, u64 id);
+void trace_task_shared_update(enum trace_task_shared_op op,
+			      struct task_struct *task);
+void trace_task_decide_current(void *unused);
+
+/* The cgroup a verdict is cached for: a migration re-decides the task */
+static __always_inline u64 trace_task_cgroup_id(struct task_struct *task)
+{
+#ifdef CONFIG_TRACE_CGROUP_FILTER
+	return cgroup_id(task_dfl_cgroup(task));
+#else
+	return 0;
+#endif
+}
+
+/**
+ * trace_task_decide - every instance's verdict on @task, from this CPU's
+ *	cache
+ * @task: the task
+ *
+ * Called with interrupts off (switch probes, wakeups of another task,
+ * IPIs), so that nothing on this CPU can fill the same entry between the
+ * stores that fill it.
+ *
+ * Return: the masks, valid until the next decision on this CPU.
+ */
+static __always_inline const struct trace_task_masks *
+trace_task_decide(struct task_struct *task)
+{
+	u64 gen = atomic64_read_acquire(&trace_task_gen);
+	u64 id = READ_ONCE(trace_task_cg_slots) ? trace_task_cgroup_id(task) : 0;
+	struct trace_task_cache_entry *e;
+
+	lockdep_assert_irqs_disabled();
+	e = this_cpu_ptr(&trace_task_cache[task->pid & (TF_CACHE - 1)]);
+	if (unlikely(e->pid != task->pid || e->cg_id != id || e->gen != gen))
+		trace_task_decide_fill(task, e, gen, id);
+	return &e->m;
+}
+
+/**
+ * trace_task_decide_cur - decide @task as the task that runs on this CPU
+ * @task: current, or the task being switched in
+ *
+ * Sets the CPU's masks, the verdicts of the instances without a slot and
+ * the event gate's word for @task. Context: interrupts off.
+ */
+static __always_inline void trace_task_decide_cur(struct task_struct *task)
+{
+	struct trace_task_cpu *c = this_cpu_ptr(&trace_task_cpu);
+
+	c->cur = *trace_task_decide(task);
+	c->cur_task = task;
+	if (unlikely(c->cur.ev & TF_SHARED))
+		trace_task_shared_update(TF_SHARED_DECIDE, task);
+	this_cpu_write(trace_task_event_rej, c->cur.ev);
+}
+
+/* trace_task_filter_probes.c: the sched probes, in sets */
+#define TF_PROBE_DECIDE		BIT(0)	/* one probe after a switch */
+#define TF_PROBE_PREPOST	BIT(1)	/* probes around the switch events */
+#define TF_PROBE_WAKEUP		BIT(2)	/* probes around the wakeup events */
+
+void trace_task_set_probes(u8 want);
+u8 trace_task_event_probes(struct trace_event_call *call);
+u8 trace_task_sched_probes(struct trace_array *tr);
+
+/* trace_task_filter_rules.c: an instance's rules */
 int trace_task_filter_create(struct trace_array *tr, struct dentry *parent);
 void trace_task_filter_destroy(struct trace_array *tr);
 int trace_task_filter_prepare(struct trace_array *tr);

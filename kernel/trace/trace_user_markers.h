@@ -4,10 +4,16 @@
  * user_events file (or passed to prctl) become user_markers events in the
  * instance's ring buffer. See Documentation/trace/user-markers.rst.
  *
- *   trace_user_markers.c         instances, files, delivery, prctl
- *   trace_user_markers_parse.c   the record grammar
- *   trace_user_markers_state.c   span stacks, rate limits, thread exit
- *   trace_user_markers_events.c  the events: formats, output, emitting
+ *   trace_user_markers_parse.c      the record grammar
+ *   trace_user_markers_instances.c  the list of instances, enable state
+ *   trace_user_markers_events.c     the events: formats, output, emitting
+ *   trace_user_markers_state.c      span stacks, rate limits, thread exit
+ *   trace_user_markers_deliver.c    user_events: a write's records to
+ *                                   the instances it reaches
+ *   trace_user_markers_prctl.c      the prctl() path
+ *   trace_user_markers.c            an instance's markers and files
+ *
+ * Each calls only the files listed above it.
  *
  * Include it after "trace.h".
  */
@@ -17,6 +23,7 @@
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -25,6 +32,7 @@ struct trace_event_file;
 struct dentry;
 struct task_struct;
 struct signal_struct;
+struct srcu_struct;
 
 #ifdef CONFIG_TRACE_USER_MARKERS
 int trace_user_markers_create(struct trace_array *tr, struct dentry *parent);
@@ -211,8 +219,21 @@ int trace_um_parse(char *buf, size_t len, struct um_rec *recs);
 int trace_um_check(char *buf, size_t len);
 int trace_um_check_name(const char *s, size_t len);
 
-/* trace_user_markers.c */
+/* trace_user_markers_instances.c */
+extern struct list_head trace_um_instances;
+extern struct srcu_struct trace_um_srcu;
+void trace_um_instance_add(struct trace_user_markers *um);
+void trace_um_instance_del(struct trace_user_markers *um);
 void trace_um_file_registered(struct trace_event_file *file, bool on);
+
+/* The events a record can become */
+#define UM_RECORD_EVENTS	GENMASK(UM_INSTANT, UM_BEGIN)
+
+/* user_events_enabled: USER_MARKERS_* in the first word of its page */
+static inline u32 *trace_um_enabled_word(struct trace_user_markers *um)
+{
+	return page_address(um->enabled_page);
+}
 
 /* trace_user_markers_events.c */
 extern const char *const trace_um_event_names[UM_NR_EVENTS];
@@ -222,7 +243,6 @@ enum trace_commit_result trace_um_emit(struct trace_user_markers *um,
 bool trace_um_emit_lost(struct trace_user_markers *um, u64 lost);
 
 /* trace_user_markers_state.c */
-extern atomic_t trace_um_nr_states;
 struct um_thread *trace_um_thread_find(struct trace_user_markers *um,
 				       struct task_struct *task);
 struct um_thread *trace_um_thread_get(struct trace_user_markers *um);
@@ -241,8 +261,6 @@ u32 trace_um_push(struct um_thread *th, struct trace_array *tr,
 void trace_um_pop(struct um_thread *th, struct trace_array *tr,
 		  const struct um_rec *r, struct um_out *o);
 void trace_um_state_free(struct trace_user_markers *um);
-void trace_um_state_exit(struct trace_user_markers *um,
-			 struct task_struct *task, bool group_dead);
 
 /*
  * um_bucket_take - take up to @want tokens from @b (rate << 32 | burst
@@ -296,5 +314,10 @@ static __always_inline u32 trace_um_take(struct trace_user_markers *um,
 		return trace_um_take_end(um, g, n);
 	return n;
 }
+
+/* trace_user_markers_deliver.c */
+void trace_um_deliver_all(const struct um_rec *recs, int n,
+			  struct trace_user_markers *written, bool prctl);
+extern const struct file_operations trace_um_events_fops;
 
 #endif /* _TRACE_USER_MARKERS_H */

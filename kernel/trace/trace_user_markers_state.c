@@ -14,12 +14,14 @@
 #include <linux/sched/cputime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
+#include <trace/events/sched.h>
 
 #include "trace.h"
 #include "trace_user_markers.h"
 
 /* Thread and group states alive: the exit probe's fast way out. */
-atomic_t trace_um_nr_states = ATOMIC_INIT(0);
+static atomic_t trace_um_nr_states = ATOMIC_INIT(0);
 
 /**
  * trace_um_thread_find - a thread's span state in an instance
@@ -428,19 +430,34 @@ static void um_group_exit(struct trace_user_markers *um,
 	atomic_dec(&trace_um_nr_states);
 }
 
-/**
- * trace_um_state_exit - a thread exits: end its spans, free its state
- * @um: an instance's markers
- * @task: the exiting thread (current)
- * @group_dead: it is the last thread of its group
- */
-void trace_um_state_exit(struct trace_user_markers *um,
-			 struct task_struct *task, bool group_dead)
+/* A thread exits: end its spans and free its state in every instance. */
+static void um_exit_probe(void *data, struct task_struct *task)
 {
-	um_thread_exit(um, task);
-	if (group_dead)
-		um_group_exit(um, task->signal);
+	struct trace_user_markers *um;
+	bool group_dead;
+	int idx;
+
+	if (!atomic_read(&trace_um_nr_states))
+		return;
+	group_dead = !atomic_read(&task->signal->live);
+	idx = srcu_read_lock(&trace_um_srcu);
+	list_for_each_entry_srcu(um, &trace_um_instances, list,
+				 srcu_read_lock_held(&trace_um_srcu)) {
+		um_thread_exit(um, task);
+		if (group_dead)
+			um_group_exit(um, task->signal);
+	}
+	srcu_read_unlock(&trace_um_srcu, idx);
 }
+
+static int __init um_state_init(void)
+{
+	int ret = register_trace_sched_process_exit(um_exit_probe, NULL);
+
+	WARN_ON_ONCE(ret);
+	return ret;
+}
+core_initcall(um_state_init);
 
 /**
  * trace_um_state_free - free every state of a removed instance
