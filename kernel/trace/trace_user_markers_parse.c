@@ -37,21 +37,6 @@ static __always_inline u64 um_load(const char *p)
 }
 
 /*
- * The 64-bit constants of the word tests, made once a write and hidden
- * from the optimizer so that they stay in registers: under
- * CC_OPTIMIZE_FOR_SIZE it would rebuild each one at every use inside the
- * record loop.
- */
-struct um_consts {
-	u64	high;		/* 0x80 in every byte */
-	u64	low7;		/* 0x7f in every byte */
-	u64	four;		/* 0x04: the name test's rotation */
-	u64	name_lim;	/* 0x80 - 0x24: the name test's comparison */
-	u64	zeros;		/* '0' in every byte */
-	u64	digit_lim;	/* 0x80 - 10: the digit test's comparison */
-};
-
-/*
  * um_ffs - the lowest set bit of @w, which is not 0. __ffs64() is only
  * inline: under CC_OPTIMIZE_FOR_SIZE it may become a call, where one
  * instruction does.
@@ -113,11 +98,11 @@ int trace_um_check_name(const char *s, size_t len)
  * carries into the next byte, so every mark is exact, and one test
  * finds '|', DEL and the control bytes.
  */
-static __always_inline u64 um_name_stops(u64 w, const struct um_consts *k)
+static __always_inline u64 um_name_stops(u64 w)
 {
-	u64 low7 = ((w & k->low7) + k->four) & k->low7;
+	u64 low7 = ((w & UM_ONES * 0x7f) + UM_ONES * 4) & UM_ONES * 0x7f;
 
-	return ~((low7 + k->name_lim) | w) & k->high;
+	return ~((low7 + UM_ONES * (0x80 - 0x24)) | w) & UM_ONES * 0x80;
 }
 
 /*
@@ -126,11 +111,11 @@ static __always_inline u64 um_name_stops(u64 w, const struct um_consts *k)
  * byte, so the first mark is exact; later ones may not be and are not
  * used.
  */
-static __always_inline u64 um_nondigits(u64 w, const struct um_consts *k)
+static __always_inline u64 um_nondigits(u64 w)
 {
-	u64 x = w ^ k->zeros;
+	u64 x = w ^ UM_ONES * '0';
 
-	return ((x + k->digit_lim) | x) & k->high;
+	return ((x + UM_ONES * (0x80 - 10)) | x) & UM_ONES * 0x80;
 }
 
 /*
@@ -181,7 +166,6 @@ static noinline const char *um_parse_value_slow(const char *p,
  */
 static __always_inline const char *um_parse_value(const char *p,
 						  struct um_rec *r,
-						  const struct um_consts *k,
 						  bool store, const char *fail,
 						  int *err)
 {
@@ -194,7 +178,7 @@ static __always_inline const char *um_parse_value(const char *p,
 		digits++;
 	w = um_load(digits);
 	/* The top byte marked: n <= 7, and p[n] is the word's or the next */
-	n = um_ffs(um_nondigits(w, k) | 1ULL << 63) >> 3;
+	n = um_ffs(um_nondigits(w) | 1ULL << 63) >> 3;
 
 	/*
 	 * No digit, a leading zero, or something else than a newline after
@@ -242,7 +226,6 @@ static noinline unsigned int um_parse_pid_slow(const char *p)
  */
 static __always_inline const char *um_parse_rec(const char *p,
 						struct um_rec *r,
-						const struct um_consts *k,
 						bool store, const char *fail,
 						int *err)
 {
@@ -258,7 +241,7 @@ static __always_inline const char *um_parse_rec(const char *p,
 	 * The pid, 1 to 10 digits: accepted, never trusted. The two zero
 	 * bytes shifted in are not digits: n <= 6.
 	 */
-	n = um_ffs(um_nondigits(w >> 16, k)) >> 3;
+	n = um_ffs(um_nondigits(w >> 16)) >> 3;
 	if (unlikely(n - 1 >= 5)) {
 		if (n)
 			n = um_parse_pid_slow(p + 2);
@@ -286,7 +269,7 @@ static __always_inline const char *um_parse_rec(const char *p,
 	/* The name, up to the first '|' or newline */
 	name = ++p;
 	for (;;) {
-		m = um_name_stops(um_load(p), k);
+		m = um_name_stops(um_load(p));
 		if (!m) {
 			p += 8;
 			continue;
@@ -316,7 +299,7 @@ static __always_inline const char *um_parse_rec(const char *p,
 	case UM_ASYNC_END:
 		if (*p != '|')
 			goto inval;
-		return um_parse_value(p + 1, r, k, store, fail, err);
+		return um_parse_value(p + 1, r, store, fail, err);
 	default:
 		/* B, E and I end with the name */
 		if (*p != '\n')
@@ -342,19 +325,7 @@ static __always_inline int um_parse(char *buf, size_t len,
 				    struct um_rec *recs, bool store)
 {
 	const char *p = buf, *end = buf + len, *fail;
-	struct um_consts k = {
-		.high = UM_ONES * 0x80, .low7 = UM_ONES * 0x7f,
-		.four = UM_ONES * 4, .name_lim = UM_ONES * (0x80 - 0x24),
-		.zeros = UM_ONES * '0', .digit_lim = UM_ONES * (0x80 - 10),
-	};
 	int n = 0, err = 0;
-
-	OPTIMIZER_HIDE_VAR(k.high);
-	OPTIMIZER_HIDE_VAR(k.low7);
-	OPTIMIZER_HIDE_VAR(k.four);
-	OPTIMIZER_HIDE_VAR(k.name_lim);
-	OPTIMIZER_HIDE_VAR(k.zeros);
-	OPTIMIZER_HIDE_VAR(k.digit_lim);
 
 	/* A final newline is optional: the sentinel stands in for it. */
 	if (buf[len - 1] == '\n')
@@ -365,8 +336,7 @@ static __always_inline int um_parse(char *buf, size_t len,
 	while (p <= end) {
 		if (store && n == UM_RECS_MAX)
 			return -E2BIG;
-		p = um_parse_rec(p, store ? &recs[n] : NULL, &k, store, fail,
-				 &err);
+		p = um_parse_rec(p, store ? &recs[n] : NULL, store, fail, &err);
 		n++;
 		p++;		/* past the newline */
 	}
