@@ -215,6 +215,52 @@ static noinline unsigned int um_parse_pid_slow(const char *p)
 }
 
 /*
+ * um_pid_len - the length of the pid after the "T|" of the record at @p,
+ * whose first word is @w: 1 to 10 digits, accepted, never trusted. The
+ * two zero bytes shifted in are not digits, so the word alone gives at
+ * most 6 and a longer pid takes the slow path.
+ *
+ * Return: the length, or 0 when there is no valid pid.
+ */
+static __always_inline unsigned int um_pid_len(const char *p, u64 w)
+{
+	unsigned int n = um_ffs(um_nondigits(w >> 16)) >> 3;
+
+	if (unlikely(n - 1 >= 5)) {
+		if (n)
+			n = um_parse_pid_slow(p + 2);
+		if (n - 1 >= 10)
+			return 0;
+	}
+	return n;
+}
+
+/*
+ * um_name_end - the end of the name that starts at @p: its first '|' or
+ * newline. '}' and '~', marked with the refused bytes, are stepped over.
+ *
+ * Return: that '|' or newline, or NULL at a refused byte.
+ */
+static __always_inline const char *um_name_end(const char *p)
+{
+	u64 m;
+
+	for (;;) {
+		m = um_name_stops(um_load(p));
+		if (!m) {
+			p += 8;
+			continue;
+		}
+		p += um_ffs(m) >> 3;
+		if (likely(*p == '|' || *p == '\n'))
+			return p;
+		if (*p != '}' && *p != '~')
+			return NULL;
+		p++;
+	}
+}
+
+/*
  * um_parse_rec - one record at @p, which ends at a newline (the last one
  * at the sentinel). The type, its '|' and a pid of up to five digits come
  * from one load. With @store false the record is only checked and @r
@@ -229,7 +275,7 @@ static __always_inline const char *um_parse_rec(const char *p,
 						bool store, const char *fail,
 						int *err)
 {
-	u64 w = um_load(p), m;
+	u64 w = um_load(p);
 	unsigned int type = um_types[(u8)w], n;
 	const char *name;
 	size_t len;
@@ -237,17 +283,9 @@ static __always_inline const char *um_parse_rec(const char *p,
 	if (!type || p[1] != '|')
 		goto inval;
 
-	/*
-	 * The pid, 1 to 10 digits: accepted, never trusted. The two zero
-	 * bytes shifted in are not digits: n <= 6.
-	 */
-	n = um_ffs(um_nondigits(w >> 16)) >> 3;
-	if (unlikely(n - 1 >= 5)) {
-		if (n)
-			n = um_parse_pid_slow(p + 2);
-		if (n - 1 >= 10)
-			goto inval;
-	}
+	n = um_pid_len(p, w);
+	if (!n)
+		goto inval;
 	p += 2 + n;
 	if (store)
 		r->event = type - 1;
@@ -266,22 +304,10 @@ static __always_inline const char *um_parse_rec(const char *p,
 	if (*p != '|')
 		goto inval;
 
-	/* The name, up to the first '|' or newline */
 	name = ++p;
-	for (;;) {
-		m = um_name_stops(um_load(p));
-		if (!m) {
-			p += 8;
-			continue;
-		}
-		p += um_ffs(m) >> 3;
-		if (likely(*p == '|' || *p == '\n'))
-			break;
-		/* '}' and '~' are marked with the refused bytes */
-		if (*p != '}' && *p != '~')
-			goto inval;
-		p++;
-	}
+	p = um_name_end(p);
+	if (!p)
+		goto inval;
 	/* Empty or too long, in one comparison */
 	len = p - name;
 	if (unlikely(len - 1 >= UM_NAME_MAX)) {
