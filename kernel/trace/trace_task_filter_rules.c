@@ -71,7 +71,7 @@ void trace_task_filter_init_file(struct trace_array *tr,
 	if (f)
 		lockdep_assert_held(&event_mutex);
 	/* The bit before the flag: a flagged file always has its bit. */
-	WRITE_ONCE(file->ctx_bit, bit);
+	WRITE_ONCE(file->task_filter_bit, bit);
 	if (bit)
 		set_bit(EVENT_FILE_FL_PID_FILTER_BIT, &file->flags);
 	else
