@@ -24,15 +24,16 @@ for ((i = 0; i < 100; i++)); do grep -q ready "$work/mock.log" 2>/dev/null && br
 grep -q ready "$work/mock.log" || { cat "$work/dbus.log" "$work/mock.log"; fail "mock-systemd did not start"; }
 
 "$TC" record -q --cgroup web.service -e sched:sched_process_exec -o "$work/u.dat" \
-	sh -c "$work/wait-ticks webbin 3 && $work/wait-ticks otherbin 3" ||
-	fail "record --cgroup web.service exited with $?"
+	sh -c "$work/wait-ticks webbin 3 && $work/wait-ticks otherbin 3" 2>"$work/u.err" ||
+	fail "record --cgroup web.service exited with $?: $(tail -3 "$work/u.err")"
 "$TC" report -i "$work/u.dat" >"$work/u.txt" 2>/dev/null || fail "report failed"
 w=$(count "filename=$work/webbin " "$work/u.txt") o=$(count otherbin "$work/u.txt")
 [ "$w" -ge 3 ] && [ "$o" = 0 ] || fail "--cgroup web.service: $w execs of webbin, $o events of otherbin"
 pass "--cgroup web.service records the unit's cgroup /tc-svc.slice/web.service ($w execs), nothing else"
 
 "$TC" record -q --cgroup tc-svc.slice -e sched:sched_process_exec -o "$work/s.dat" \
-	sh -c "$work/wait-ticks webbin 3" || fail "record --cgroup tc-svc.slice exited with $?"
+	sh -c "$work/wait-ticks webbin 3" 2>"$work/s.err" ||
+	fail "record --cgroup tc-svc.slice exited with $?: $(tail -3 "$work/s.err")"
 "$TC" report -i "$work/s.dat" >"$work/s.txt" 2>/dev/null || fail "report failed"
 w=$(count "filename=$work/webbin " "$work/s.txt")
 [ "$w" -ge 3 ] && [ "$(count otherbin "$work/s.txt")" = 0 ] || fail "--cgroup tc-svc.slice: wrong tasks"
