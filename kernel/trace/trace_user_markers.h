@@ -76,43 +76,13 @@ enum um_event {
 #define UM_END_EXITED		2	/* ended by the kernel at thread exit */
 #define UM_END_UNTRACKED	4	/* beyond the tracked depth or names */
 
-/*
- * One parsed record; name points into the write's buffer. A short value
- * is kept as its digits (see trace_um_rec_value()).
- */
+/* One parsed record; name points into the write's buffer. */
 struct um_rec {
 	const char	*name;
-	s64		value;		/* the value, or its digits' bytes */
+	s64		value;		/* 0 for records that have none */
 	u8		event;
 	u8		name_len;
-	u8		digits;		/* 0: value is the value */
-	u8		neg;		/* a '-' preceded the digits */
 };
-
-/**
- * trace_um_rec_value - the value of a parsed record
- * @r: the record
- *
- * The parser checks a short value's digits but leaves them as the bytes
- * it loaded (the first in the lowest byte): most writes reach no enabled
- * counter or async event. They move to the top bytes (zeros lead them)
- * and are combined in pairs, fours and eights, three multiplications
- * instead of one per digit.
- *
- * Return: the value (0 for records that have none).
- */
-static inline s64 trace_um_rec_value(const struct um_rec *r)
-{
-	u64 x;
-
-	if (!r->digits)
-		return r->value;
-	x = ((u64)r->value ^ 0x3030303030303030ULL) << (64 - 8 * r->digits);
-	x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffULL;
-	x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffULL;
-	x = (x * 10000 + (x >> 32)) & 0xffffffffULL;
-	return r->neg ? -(s64)x : (s64)x;
-}
 
 /* What an event carries besides the common fields. */
 struct um_out {

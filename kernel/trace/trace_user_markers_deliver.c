@@ -87,9 +87,11 @@ static __always_inline void um_record(struct trace_user_markers *um,
 				      const struct um_limits *lim)
 {
 	struct trace_event_file *file = um->file[r->event];
+	/* A value or cookie; an end's duration comes from um_span() */
 	struct um_out o = {
 		.name = r->name,
 		.name_len = r->name_len,
+		.val = r->value,
 	};
 
 	if (r->event == UM_BEGIN || r->event == UM_END)
@@ -125,12 +127,6 @@ static __always_inline void um_record(struct trace_user_markers *um,
 		if (c->g)
 			c->tokens--;
 	}
-	/*
-	 * An end carries its duration (um_span()); the others their value,
-	 * turned from the parser's digits only for a record that is emitted.
-	 */
-	if (r->event != UM_END)
-		o.val = trace_um_rec_value(r);
 	trace_um_emit(um, r->event, &o);
 }
 

@@ -122,8 +122,8 @@ static __always_inline u64 um_nondigits(u64 w)
  * um_parse_value_slow - the value at @p, one byte at a time: what the
  * word at a time test leaves (a longer value, and every refused one). Up
  * to 19 digits fit in a u64 unchecked, and S64_MAX has 19: more are
- * refused before they could wrap. It stores the value itself (digits 0)
- * in @r, unless @r is NULL (a write that is only checked).
+ * refused before they could wrap. It stores the value in @r, unless @r
+ * is NULL (a write that is only checked).
  */
 static noinline const char *um_parse_value_slow(const char *p,
 						struct um_rec *r)
@@ -146,20 +146,16 @@ static noinline const char *um_parse_value_slow(const char *p,
 	} while (*p != '\n' && p - start < 19);
 	if (*p != '\n' || v > (neg ? (u64)S64_MAX + 1 : (u64)S64_MAX))
 		return ERR_PTR(-EINVAL);
-	if (r) {
+	if (r)
 		r->value = neg ? (s64)(0 - v) : (s64)v;
-		r->digits = 0;
-	}
 	return p;
 }
 
 /*
  * um_parse_value - a signed 64-bit decimal at @p ending at '\n' (the
  * sentinel after the last record included): no '+', no leading zero, no
- * overflow. A value of up to seven digits (after any '-') is only checked
- * here, with the bytes of one load: its digits are kept in @r and turned
- * into a number (trace_um_rec_value()) only for an event that records
- * it, so that a write no instance records never pays for that.
+ * overflow. A value of up to seven digits (after any '-') is checked
+ * with the bytes of one load; the slow path takes the others.
  *
  * Return: its newline, or @fail with the error in @err (as
  * um_parse_rec()).
@@ -194,9 +190,12 @@ static __always_inline const char *um_parse_value(const char *p,
 		return p;
 	}
 	if (store) {
-		r->value = w;
-		r->digits = n;
-		r->neg = digits != p;
+		u64 v = 0;
+		unsigned int i;
+
+		for (i = 0; i < n; i++)
+			v = v * 10 + (digits[i] - '0');
+		r->value = digits != p ? -(s64)v : (s64)v;
 	}
 	return digits + n;
 }
@@ -297,7 +296,6 @@ static __always_inline const char *um_parse_rec(const char *p,
 			r->name = NULL;
 			r->name_len = 0;
 			r->value = 0;
-			r->digits = 0;
 		}
 		return p;
 	}
@@ -330,10 +328,8 @@ static __always_inline const char *um_parse_rec(const char *p,
 		/* B, E and I end with the name */
 		if (*p != '\n')
 			goto inval;
-		if (store) {
+		if (store)
 			r->value = 0;
-			r->digits = 0;
-		}
 		return p;
 	}
 
