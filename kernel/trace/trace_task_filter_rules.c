@@ -73,9 +73,9 @@ void trace_task_filter_init_file(struct trace_array *tr,
 	/* The bit before the flag: a flagged file always has its bit. */
 	WRITE_ONCE(file->task_filter_bit, bit);
 	if (bit)
-		set_bit(EVENT_FILE_FL_PID_FILTER_BIT, &file->flags);
+		set_bit(EVENT_FILE_FL_TASK_FILTER_BIT, &file->flags);
 	else
-		clear_bit(EVENT_FILE_FL_PID_FILTER_BIT, &file->flags);
+		clear_bit(EVENT_FILE_FL_TASK_FILTER_BIT, &file->flags);
 }
 
 /**

@@ -321,7 +321,7 @@ static const u8 um_event_size[UM_NR_EVENTS] = {
 #define UM_FULL_COMMIT_FLAGS	(EVENT_FILE_FL_FILTERED |		\
 				 EVENT_FILE_FL_SOFT_DISABLED |		\
 				 EVENT_FILE_FL_TRIGGER_MODE |		\
-				 EVENT_FILE_FL_PID_FILTER)
+				 EVENT_FILE_FL_TASK_FILTER)
 
 /* Inlined in both paths of an emit: -Os would make it a call */
 static __always_inline void um_fill(void *ent, enum um_event ev,
