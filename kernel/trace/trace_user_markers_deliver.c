@@ -252,8 +252,7 @@ void trace_um_deliver_all(const struct um_rec *recs, int n,
 /*
  * um_deliver_write - check or parse a write, and deliver it
  * @tr: the instance whose user_events file was written
- * @buf: the write, with UM_SCAN_SLACK bytes of room after it, zeroed
- *	past the byte that trace_um_parse() makes its sentinel
+ * @buf: the write, with UM_SCAN_SLACK bytes of room after it
  * @len: the write's length
  * @recs: room for UM_RECS_MAX records
  *
@@ -368,13 +367,10 @@ static ssize_t um_events_write(struct file *filp, const char __user *ubuf,
 		if (!b)
 			return -ENOMEM;
 	}
-	if (copy_from_user(b->buf, ubuf, cnt)) {
+	if (copy_from_user(b->buf, ubuf, cnt))
 		n = -EFAULT;
-	} else {
-		/* The parser's loads past its sentinel read defined bytes */
-		memset(b->buf + cnt + 1, 0, UM_SCAN_SLACK - 1);
+	else
 		n = um_deliver_write(tr, b->buf, cnt, b->recs);
-	}
 	if (b == &uo->batch)
 		clear_bit_unlock(0, &b->busy);
 	else

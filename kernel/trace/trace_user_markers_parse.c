@@ -11,8 +11,10 @@
  * pass, the same errors, nothing stored.
  *
  * Every field is scanned eight bytes at a time: the write buffer has
- * UM_SCAN_SLACK bytes of room after its sentinel newline, so a load that
- * starts at or before the sentinel stays inside it.
+ * UM_SCAN_SLACK bytes of room after the write, where the parser stores
+ * its sentinel newline and zeroes the rest, so a load that starts at or
+ * before the sentinel stays inside the buffer and reads only bytes that
+ * were written.
  */
 #include <linux/bitops.h>
 #include <linux/err.h>
@@ -353,6 +355,7 @@ static __always_inline int um_parse(char *buf, size_t len,
 	if (buf[len - 1] == '\n')
 		end--;
 	buf[len] = '\n';
+	memset(buf + len + 1, 0, UM_SCAN_SLACK - 1);
 	/* Past the sentinel once the loop steps over it: inside the slack */
 	fail = end + 1;
 	while (p <= end) {
@@ -374,7 +377,8 @@ static __always_inline int um_parse(char *buf, size_t len,
 
 /**
  * trace_um_parse - split a write into records
- * @buf: the write, with UM_SCAN_SLACK bytes of room after it
+ * @buf: the write, with UM_SCAN_SLACK bytes of room after it, which
+ *	the parser overwrites
  * @len: its length, at least 1
  * @recs: room for UM_RECS_MAX records
  *
@@ -391,7 +395,8 @@ int trace_um_parse(char *buf, size_t len, struct um_rec *recs)
 
 /**
  * trace_um_check - check a write that no instance records
- * @buf: the write, with UM_SCAN_SLACK bytes of room after it
+ * @buf: the write, with UM_SCAN_SLACK bytes of room after it, which
+ *	the parser overwrites
  * @len: its length, at least 1
  *
  * The records are checked as trace_um_parse() checks them and counted;
