@@ -83,7 +83,6 @@ static int run_write(const char *w, size_t len, const struct um_rec *want,
 	struct um_rec recs[UM_RECS_MAX];
 	char *pb = fresh_copy(w, len), *cb = fresh_copy(w, len);
 	int n, c, i;
-	size_t j;
 
 	n = trace_um_parse(pb, len, recs);
 	c = trace_um_check(cb, len);
@@ -99,15 +98,11 @@ static int run_write(const char *w, size_t len, const struct um_rec *want,
 		if (r->event >= UM_NR_EVENTS)
 			fail("a record of no event", w, len);
 		if (r->name_len) {
-			if (r->name < pb || r->name + r->name_len > pb + len ||
-			    r->name_len > UM_NAME_MAX)
+			if (r->name < pb || r->name + r->name_len > pb + len)
 				fail("a name outside the write", w, len);
-			for (j = 0; j < r->name_len; j++) {
-				unsigned char ch = r->name[j];
-
-				if (ch < 0x20 || ch == '|' || ch == 0x7f)
-					fail("a name with a refused byte", w, len);
-			}
+			/* The byte-wise check the prctl path uses on names */
+			if (trace_um_check_name(r->name, r->name_len))
+				fail("a name with a refused byte", w, len);
 		} else if (r->event != UM_END) {
 			fail("a record other than an end without a name", w, len);
 		}
