@@ -3,10 +3,11 @@
 BUILD=${CGTRACE_BUILD:-$top/build}
 
 # KVER chooses the kernel the project builds and boots: 6.1 (the default,
-# Debian's linux-source-6.1) or 6.12 (linux-source-6.12). The new kernel
-# files are common to both; each version has its own hook series
-# (HOOKS/series). 6.12's trees and objects carry a suffix
-# (build/src/vanilla-6.12, build/obj/cgtrace-6.12, ...) so that both
+# Debian's linux-source-6.1), 6.12 (linux-source-6.12) or 7.3
+# (linux-source-7.3, from trixie-backports). The new kernel files are
+# common to all; each version has its own hook series (HOOKS/series).
+# 6.12's and 7.3's trees and objects carry a suffix
+# (build/src/vanilla-6.12, build/obj/cgtrace-7.3, ...) so that the
 # versions' builds live side by side; 6.1's keep their names.
 KVER=${KVER:-6.1}
 # The Debian package versions the series is made against: make deps
@@ -15,6 +16,12 @@ KVER=${KVER:-6.1}
 # 6.12.117 as the candidate on 2026-12-02) and keeps the older ones.
 KERNEL_DEB_6_1=6.1.192-3
 KERNEL_DEB_6_12=6.12.117-1~deb12u1
+# 7.3 is not a bookworm package: make deps downloads this version from
+# the suite below (through a private apt configuration, never the
+# host's own) and unpacks it under KERNEL_FETCHED, without installing it.
+KERNEL_DEB_7_3=7.3.4-1~bpo13+1
+KERNEL_SUITE_7_3=trixie-backports
+KERNEL_FETCHED=${CGTRACE_KSRC:-/usr/src/cgtrace}
 case "$KVER" in
 6.1)
 	KERNEL_VERSION=6.1.192
@@ -26,8 +33,13 @@ case "$KVER" in
 	KERNEL_PKG_VERSION=6.12.117
 	KSUF=-6.12
 	;;
+7.3)
+	KERNEL_VERSION=7.3.4
+	KERNEL_PKG_VERSION=7.3.4
+	KSUF=-7.3
+	;;
 *)
-	printf '%s: error: KVER=%s: the project knows 6.1 and 6.12\n' "${0##*/}" "$KVER" >&2
+	printf '%s: error: KVER=%s: the project knows 6.1, 6.12 and 7.3\n' "${0##*/}" "$KVER" >&2
 	exit 1
 	;;
 esac
@@ -47,9 +59,16 @@ hook_cat() {
 }
 # Every version the project builds, as VERSION=KERNEL_VERSION words: what
 # scripts/checkpatch resolves the common files' version tests for.
-KVERS_ALL="6.1=6.1.192 6.12=6.12.117"
+KVERS_ALL="6.1=6.1.192 6.12=6.12.117 7.3=7.3.4"
 KERNEL_PKG=linux-source-$KVER
 KERNEL_TARBALL=/usr/src/linux-source-$KVER.tar.xz
+# A kernel source fetched from a newer suite (make deps): the package
+# unpacked into a directory named after its version, instead of dpkg's.
+KERNEL_FETCHED_DIR=
+if [ "$KVER" = 7.3 ]; then
+	KERNEL_FETCHED_DIR=$KERNEL_FETCHED/${KERNEL_PKG}_$KERNEL_DEB_7_3
+	KERNEL_TARBALL=$KERNEL_FETCHED_DIR/usr/src/$KERNEL_PKG.tar.xz
+fi
 export KVER
 
 # kmake_jobs - the -j option of a kernel build's make: none under a make
