@@ -26,6 +26,7 @@
 #include <linux/mm.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/version.h>
 
 struct trace_array;
 struct trace_event_file;
@@ -47,6 +48,19 @@ static inline int trace_user_markers_create(struct trace_array *tr,
 
 static inline void trace_user_markers_destroy(struct trace_array *tr) { }
 static inline void trace_user_markers_flag_changed(struct trace_array *tr) { }
+#endif
+
+/*
+ * The instance's "markers" option, which lets its trace_marker and
+ * user_events take writes; and tracing turned off for good (a failed
+ * self-test). For files that include trace.h.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+#define trace_um_markers_on(tr)	((tr)->trace_flags & TRACE_ITER(MARKERS))
+#define trace_um_tracing_off()	unlikely(tracing_disabled)
+#else
+#define trace_um_markers_on(tr)	((tr)->trace_flags & TRACE_ITER_MARKERS)
+#define trace_um_tracing_off()	tracing_is_disabled()
 #endif
 
 #define UM_SYSTEM		"user_markers"

@@ -213,7 +213,7 @@ static bool um_all_idle(void)
 		struct um_thread *th = NULL;
 		bool looked;
 
-		if (!(um->tr->trace_flags & TRACE_ITER_MARKERS))
+		if (!trace_um_markers_on(um->tr))
 			continue;
 		if (!um_idle(um, &th, &looked)) {
 			idle = false;
@@ -242,7 +242,7 @@ void trace_um_deliver_all(const struct um_rec *recs, int n,
 				 srcu_read_lock_held(&trace_um_srcu)) {
 		if (prctl && !READ_ONCE(um->prctl))
 			continue;
-		if (!(um->tr->trace_flags & TRACE_ITER_MARKERS))
+		if (!trace_um_markers_on(um->tr))
 			continue;
 		um_deliver(um, recs, n, prctl || um == written);
 	}
@@ -351,9 +351,9 @@ static ssize_t um_events_write(struct file *filp, const char __user *ubuf,
 	struct um_batch *b = &uo->batch;
 	int n;
 
-	if (tracing_is_disabled())
+	if (trace_um_tracing_off())
 		return -EINVAL;
-	if (!(tr->trace_flags & TRACE_ITER_MARKERS))
+	if (!trace_um_markers_on(tr))
 		return -EINVAL;
 	if (!cnt)
 		return 0;

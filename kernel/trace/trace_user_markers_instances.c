@@ -48,7 +48,7 @@ static void um_enabled_update(void)
 	lockdep_assert_held(&trace_um_instances_lock);
 	list_for_each_entry(um, &trace_um_instances, list) {
 		own = 0;
-		if (um->tr->trace_flags & TRACE_ITER_MARKERS)
+		if (trace_um_markers_on(um->tr))
 			own = READ_ONCE(um->registered) & UM_RECORD_EVENTS;
 		all |= own;
 		if (um->tr->flags & TRACE_ARRAY_FL_GLOBAL)

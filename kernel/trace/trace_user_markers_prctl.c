@@ -66,7 +66,7 @@ int trace_user_marker_prctl(unsigned long kind, unsigned long uname,
 		r.name = name;
 		r.name_len = len;
 	}
-	if (!tracing_is_disabled())
+	if (!trace_um_tracing_off())
 		trace_um_deliver_all(&r, 1, NULL, true);
 	return 0;
 }

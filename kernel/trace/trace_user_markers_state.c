@@ -15,6 +15,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
+#include <linux/version.h>
 #include <trace/events/sched.h>
 
 #include "trace.h"
@@ -431,15 +432,20 @@ static void um_group_exit(struct trace_user_markers *um,
 }
 
 /* A thread exits: end its spans and free its state in every instance. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+static void um_exit_probe(void *data, struct task_struct *task, bool group_dead)
+{
+#else
 static void um_exit_probe(void *data, struct task_struct *task)
 {
+	/* do_exit() counted the thread out of live before the tracepoint */
+	bool group_dead = !atomic_read(&task->signal->live);
+#endif
 	struct trace_user_markers *um;
-	bool group_dead;
 	int idx;
 
 	if (!atomic_read(&trace_um_nr_states))
 		return;
-	group_dead = !atomic_read(&task->signal->live);
 	idx = srcu_read_lock(&trace_um_srcu);
 	list_for_each_entry_srcu(um, &trace_um_instances, list,
 				 srcu_read_lock_held(&trace_um_srcu)) {
