@@ -547,7 +547,7 @@ static int trace_cgroup_open(struct inode *inode, struct file *filp, int list)
 	ret = tracing_check_open_get_tr(tr);
 	if (ret)
 		return ret;
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc_obj(*o, GFP_KERNEL);
 	if (!o) {
 		trace_array_put(tr);
 		return -ENOMEM;

@@ -22,11 +22,18 @@
 #include <linux/percpu.h>
 #include <linux/trace_events.h>
 #include <linux/types.h>
+#include <linux/version.h>
 
 struct trace_array;
 struct task_struct;
 struct cgroup;
 struct dentry;
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 3, 0)
+
+/* 7.3's typed allocators (slab.h), for the older kernels */
+#define kmalloc_obj(VAR, GFP)	kmalloc(sizeof(VAR), GFP)
+#define kzalloc_obj(VAR, GFP)	kzalloc(sizeof(VAR), GFP)
+#endif
 
 /*
  * Rule bits: a set bit means "this rule rejects the task". Event rules

@@ -365,7 +365,7 @@ int trace_task_filter_create(struct trace_array *tr, struct dentry *parent)
 {
 	struct trace_task_filter *f;
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = kzalloc_obj(*f, GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
 	f->tr = tr;

@@ -283,7 +283,7 @@ int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 	bool global;
 	int i;
 
-	um = kzalloc(sizeof(*um), GFP_KERNEL);
+	um = kzalloc_obj(*um, GFP_KERNEL);
 	if (!um)
 		return -ENOMEM;
 	um->stats = alloc_percpu(struct um_stats);

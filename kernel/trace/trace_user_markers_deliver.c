@@ -319,7 +319,7 @@ static int um_events_open(struct inode *inode, struct file *filp)
 	ret = tracing_check_open_get_tr(tr);
 	if (ret)
 		return ret;
-	uo = kzalloc(sizeof(*uo), GFP_KERNEL_ACCOUNT);
+	uo = kzalloc_obj(*uo, GFP_KERNEL_ACCOUNT);
 	if (!uo) {
 		trace_array_put(tr);
 		return -ENOMEM;
@@ -363,7 +363,7 @@ static ssize_t um_events_write(struct file *filp, const char __user *ubuf,
 		goto rejected;
 	}
 	if (test_and_set_bit_lock(0, &b->busy)) {
-		b = kmalloc(sizeof(*b), GFP_KERNEL);
+		b = kmalloc_obj(*b, GFP_KERNEL);
 		if (!b)
 			return -ENOMEM;
 	}

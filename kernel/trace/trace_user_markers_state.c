@@ -62,7 +62,7 @@ struct um_thread *trace_um_thread_get(struct trace_user_markers *um)
 
 	if (th)
 		return th;
-	th = kzalloc(sizeof(*th), GFP_KERNEL_ACCOUNT);
+	th = kzalloc_obj(*th, GFP_KERNEL_ACCOUNT);
 	if (!th)
 		return NULL;
 	th->task = current;
@@ -128,7 +128,7 @@ struct um_group *trace_um_group_get(struct trace_user_markers *um,
 	g = um_group_find(um, sig);
 	if (g)
 		goto found;
-	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
+	g = kzalloc_obj(*g, GFP_KERNEL_ACCOUNT);
 	if (!g)
 		return NULL;
 	g->sig = sig;
