@@ -75,7 +75,8 @@ kernel-nofilter: deps
 
 source: deps
 	@KVER=6.1 scripts/kernel-build source
-	@[ "$(KVER)" = 6.1 ] || scripts/kernel-build source
+	@KVER=7.3 scripts/kernel-build source
+	@[ "$(KVER)" = 6.1 ] || [ "$(KVER)" = 7.3 ] || scripts/kernel-build source
 
 selftests: source
 	@$(MAKE) --no-print-directory $(SELFTESTS)
