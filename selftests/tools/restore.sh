@@ -1,7 +1,7 @@
 #!/bin/bash
 # description: an instance cgtrace did not make gets its filter lists back
 #   as the kernel printed them, line by line, whatever they hold: a cgroup
-#   whose path has a space, one removed meanwhile ("(deleted)"), a pid. A
+#   whose path has a space, one removed meanwhile ("# id:N (removed)"), a pid. A
 #   line the kernel does not take back is an error (status 125) naming the
 #   file and the line, and the rest is restored. Whether the kernel takes a
 #   line back is asked of the kernel itself, on a scratch instance.
