@@ -17,6 +17,7 @@
 
 #include "cgtrace.h"
 #include "session.h"
+#include "output.h"
 
 /* cgtrace's own options that have no letter */
 enum {
@@ -392,6 +393,17 @@ int rec_parse(struct rec_session *s, int argc, char **argv, bool run,
 	return optind;
 }
 
+/*
+ * rec_check_output - what -o names, said before anything is made (a
+ * directory is refused); nothing to check with -N
+ */
+int rec_check_output(struct rec_session *s)
+{
+	if (s->net)
+		return 0;
+	return out_check(&s->out, s->output, "-o", true);
+}
+
 /* rec_usage_common - the options record and run share, and trace-cmd's */
 void rec_usage_common(FILE *f, bool run)
 {
@@ -399,9 +411,12 @@ void rec_usage_common(FILE *f, bool run)
 	int i;
 
 	fprintf(f,
-"  -o, --output FILE        the trace.dat to write (default: trace.dat). It is\n"
-"                           written beside FILE first and moved into place\n"
-"                           once libtracecmd has read it back\n"
+"  -o, --output FILE        where to write the trace.dat (default: trace.dat):\n"
+"                           a file, a link's target, a FIFO, a device, or \"-\"\n"
+"                           for standard output (COMMAND's goes to stderr\n"
+"                           then). Made whole beside FILE (or in $TMPDIR)\n"
+"                           first, read back, then written into FILE, never\n"
+"                           replacing it; a directory is refused\n"
 "  -N, --net HOST:PORT      send the trace to \"trace-cmd listen -p PORT\" on\n"
 "                           HOST instead\n"
 "  -B, --instance NAME      the instance to filter and record (default: a new\n"
@@ -511,11 +526,14 @@ int cmd_record(int argc, char **argv)
 		err_msg("--user runs COMMAND as a user: give a command after --");
 		return EXIT_USAGE;
 	}
+	if (rec_check_output(&s))
+		return EXIT_TRACE;
 	ret = record_session(&s);
 	ret = session_status(&s, ret);
 	str_list_free(&s.cgroups);
 	str_list_free(&s.notrace);
 	str_list_free(&s.pids);
 	str_list_free(&s.tc_args);
+	out_free(&s.out);
 	return ret;
 }
