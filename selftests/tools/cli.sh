@@ -126,4 +126,25 @@ grep -q "sched_process_exec: .*filename=/usr/bin/id\|filename=/bin/id" <(report 
 	fail "--user: the command's exec of id is not in the trace"
 expect 129 "--user: no user named cgt-nobody-here" "$CGTRACE" run --user cgt-nobody-here -- true
 pass "--user runs the command as that user, in the traced cgroup"
+
+# record without -G or -P records every task, and says so; with one it
+# does not say it; -q keeps the note back
+loop_in_cgroup cgt-cli-other otherbin
+"$CGTRACE" record -e sched:sched_process_exec -o "$work/all.dat" -- \
+	"$work/wait-ticks" "$work/otherbin.ticks" 2 2>"$work/all.err" ||
+	{ cat "$work/all.err"; fail "record without -G or -P exited with $?"; }
+grep -q '^cgtrace: note: no -G or -P: recording every task (-G CGROUP or -P PID records only those)$' "$work/all.err" ||
+	{ cat "$work/all.err"; fail "record without -G or -P does not say that it records every task"; }
+grep -q "sched_process_exec: .*filename=$work/otherbin" <(report "$work/all.dat") ||
+	fail "record without -G or -P: the exec of a task in another cgroup is not in the trace"
+"$CGTRACE" record -X /cgt-cli-other -e sched:sched_process_exec -o "$work/all.dat" -- true 2>"$work/all.err" ||
+	fail "record -X exited with $?"
+grep -q '^cgtrace: note: no -G or -P: recording every task but those of the -X cgroups' "$work/all.err" ||
+	{ cat "$work/all.err"; fail "record with only -X does not say what it records"; }
+for opts in "-G /cgt-cli-other" "-P $$" "-q"; do
+	"$CGTRACE" record $opts -e sched:sched_process_exec -o "$work/all.dat" -- true 2>"$work/all.err" ||
+		fail "record $opts exited with $?"
+	grep -q 'recording every task' "$work/all.err" && fail "record $opts says it records every task"
+done
+pass "record without -G or -P says it records every task (another cgroup's exec is in the trace); with -G, -P or -q it does not"
 exit 0

@@ -477,9 +477,10 @@ void record_usage(FILE *f)
 "usage: cgtrace record [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Record the tasks of the given cgroups, and of the cgroups below them, into\n"
-"a trace.dat. cgtrace makes a tracing instance, writes its set_event_cgroup\n"
-"(and set_ftrace_cgroup for a function tracer) before any event is enabled,\n"
-"and runs \"trace-cmd record -B INSTANCE\" on it. With COMMAND, trace-cmd\n"
+"a trace.dat (without -G or -P: every task, and cgtrace says so). cgtrace\n"
+"makes a tracing instance, writes its set_event_cgroup (and\n"
+"set_ftrace_cgroup for a function tracer) before any event is enabled, and\n"
+"runs \"trace-cmd record -B INSTANCE\" on it. With COMMAND, trace-cmd\n"
 "runs it and the recording stops when it exits; without, at SIGINT (Ctrl-C)\n"
 "or SIGTERM, or when every -P process has exited.\n"
 "\n"
@@ -528,6 +529,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (rec_check_output(&s))
 		return EXIT_TRACE;
+	/* as trace-cmd record does, but said: the whole system is recorded */
+	if (!s.cgroups.n && !s.pids.n && !s.quiet)
+		err_msg("note: no -G or -P: recording every task%s (-G CGROUP or -P PID records only those)",
+			s.notrace.n ? " but those of the -X cgroups" : "");
 	ret = record_session(&s);
 	ret = session_status(&s, ret);
 	str_list_free(&s.cgroups);
