@@ -53,6 +53,14 @@ MANWIDTH=80 man -l "$work/inst/usr/share/man/man1/cgtrace-record.1" 2>/dev/null 
 	grep -q "^ *cgtrace-record - record the tasks of cgroups into a trace.dat" ||
 	fail "man cgtrace-record does not render"
 pass "make install: the tool, header, plugin, completion and 7 man pages"
+
+# the user's CFLAGS replace only the optimisation, not what the build needs
+make -s -C "$src" OUTPUT="$work/o0/" CFLAGS="-O0 -g" "$work/o0/cgtrace" >"$work/o0.out" 2>&1 ||
+	{ tail -5 "$work/o0.out"; fail "make CFLAGS='-O0 -g' failed"; }
+grep -q -- '-O0 -g' <(make -n -C "$src" OUTPUT="$work/o0/" CFLAGS="-O0 -g" -B "$work/o0/obj/cgtrace.o") ||
+	fail "make CFLAGS='-O0 -g' does not compile with those flags"
+"$work/o0/cgtrace" help >/dev/null || fail "the cgtrace built with CFLAGS=-O0 does not run"
+pass "make CFLAGS=-O0 builds a cgtrace that runs"
 "$CGTRACE" help >"$work/help" && grep -q '^  record  record the tasks of cgroups' "$work/help" ||
 	fail "cgtrace help does not list the commands"
 expect 129 "unknown command 'show': it is \"cgtrace stat\" \(as trace-cmd stat\)" "$CGTRACE" show

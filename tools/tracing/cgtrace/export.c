@@ -537,6 +537,8 @@ int cmd_export(int argc, char **argv)
 			export_usage(stdout);
 			return 0;
 		default:
+			opt_error("export", argv, "c:h" TR_INPUT_SHORTOPTS,
+				  export_options);
 			goto usage;
 		}
 	}
