@@ -399,9 +399,12 @@ int rec_parse(struct rec_session *s, int argc, char **argv, bool run,
  */
 int rec_check_output(struct rec_session *s)
 {
-	if (s->net)
+	if (s->net || s->out_checked)
 		return 0;
-	return out_check(&s->out, s->output, "-o", true);
+	if (out_check(&s->out, s->output, "-o", true))
+		return -1;
+	s->out_checked = true;
+	return 0;
 }
 
 /* rec_usage_common - the options record and run share, and trace-cmd's */
@@ -527,12 +530,6 @@ int cmd_record(int argc, char **argv)
 		err_msg("--user runs COMMAND as a user: give a command after --");
 		return EXIT_USAGE;
 	}
-	if (rec_check_output(&s))
-		return EXIT_TRACE;
-	/* as trace-cmd record does, but said: the whole system is recorded */
-	if (!s.cgroups.n && !s.pids.n && !s.quiet)
-		err_msg("note: no -G or -P: recording every task%s (-G CGROUP or -P PID records only those)",
-			s.notrace.n ? " but those of the -X cgroups" : "");
 	ret = record_session(&s);
 	ret = session_status(&s, ret);
 	str_list_free(&s.cgroups);

@@ -117,9 +117,9 @@ int cmd_run(int argc, char **argv)
 		snprintf(dflt, sizeof(dflt), "cgtrace-run-%d", getpid());
 		name = dflt;
 	}
-	if (rec_check_output(&s))
-		return EXIT_TRACE;
-	if (tfs_init(true) || tfs_require(NULL, "set_event_cgroup")) {
+	/* permission and the kernel first, then -o: before the cgroup is made */
+	if (tfs_init(true) || tfs_require(NULL, "set_event_cgroup") ||
+	    rec_check_output(&s)) {
 		out_free(&s.out);
 		return EXIT_TRACE;
 	}

@@ -503,8 +503,13 @@ int record_session(struct rec_session *s)
 	if (!uname(&u))
 		snprintf(r.host, sizeof(r.host), "%s", u.nodename);
 	self = self_exe();
-	if (!self || tfs_init(true))
+	/* permission first (its fix is root), then what -o names */
+	if (!self || tfs_init(true) || rec_check_output(s))
 		goto out;
+	/* as trace-cmd record does, but said: the whole system is recorded */
+	if (!s->cgroups.n && !s->pids.n && !s->quiet)
+		err_msg("note: no -G or -P: recording every task%s (-G CGROUP or -P PID records only those)",
+			s->notrace.n ? " but those of the -X cgroups" : "");
 	if (prepare(&r, name))
 		goto out;
 	writer_start(&r);

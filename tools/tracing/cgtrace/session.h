@@ -17,6 +17,7 @@ struct rec_session {
 	const char	*instance;	/* the first -B; NULL: a new cgtrace-PID */
 	const char	*output;	/* -o, the trace.dat to write */
 	struct out_target out;		/* what -o names (out_check()) */
+	bool		out_checked;	/* and it was checked */
 	const char	*net;		/* -N HOST:PORT: send to trace-cmd listen */
 	const char	*tracer;	/* the last -p, or NULL */
 	bool		events_given;	/* -e, -a, -H or --profile: no defaults */
