@@ -5,8 +5,8 @@
 #   line the kernel does not take back is an error (status 125) naming the
 #   file and the line, and the rest is restored. What comes back is the
 #   documented listing (Documentation/trace/cgroup-filter.rst): a space
-#   escaped as \040, a removed cgroup as the comment "# id:N PATH
-#   (deleted)", which a write leaves out, so that line is the one named.
+#   escaped as \040, a removed cgroup as the comment "# id:N
+#   (removed)", which a write leaves out, so that line is the one named.
 # requires: set_event_cgroup, trace-cmd
 . "$(dirname "$0")/testlib"
 [ -e $T/set_event_cgroup ] || skip "kernel has no set_event_cgroup"
@@ -31,7 +31,7 @@ echo "$name: set_event_cgroup before: $(echo "$before_cg" | tr '\n' '|')"
 # the listing as documented: the space escaped, the removed cgroup a
 # comment; written back, the comment lists nothing
 want=$(printf '%s\n' /cgt-rs-a '/cgt\040rs\040sp')
-gone="# id:$gone_id /cgt-rs-gone (deleted)"
+gone="# id:$gone_id (removed)"
 [ "$(sort <<<"$before_cg")" = "$(printf '%s\n' "$want" "$gone" | sort)" ] ||
 	fail "set_event_cgroup lists '$(echo "$before_cg" | tr '\n' '|')', want /cgt-rs-a, /cgt\\040rs\\040sp and '$gone'"
 
