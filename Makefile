@@ -158,7 +158,7 @@ install:
 CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
-CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser tools tools-tracefs18 tracecmd multihost \
+CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser lkmm tools tools-tracefs18 tracecmd multihost \
 	system cost-check upstream-suites tracecmd-vanilla $(patsubst %,selftests-%,$(CHECK_KVERS)) \
 	$(patsubst %,upstream-suites-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
@@ -205,6 +205,10 @@ part-mutants:
 # (selftests/parser: seconds, no kernel).
 part-parser:
 	-@scripts/check-part parser -- scripts/parser-check
+# The litmus tests of selftests/lkmm under the kernel's memory model
+# (herd7, in a sid chroot cached in build/lkmm: scripts/lkmm-check)
+part-lkmm:
+	-@scripts/check-part lkmm -- scripts/lkmm-check
 # The kernel's tests on the debug kernel (KASAN, lockdep), the tools'
 # (user space, 3 times faster there) on the production kernel.
 part-selftests: build-debug
