@@ -158,7 +158,7 @@ install:
 CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
-CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser lkmm tools tools-tracefs18 tracecmd multihost \
+CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser rate lkmm tools tools-tracefs18 tracecmd multihost \
 	system cost-check upstream-suites tracecmd-vanilla $(patsubst %,selftests-%,$(CHECK_KVERS)) \
 	$(patsubst %,upstream-suites-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
@@ -205,6 +205,10 @@ part-mutants:
 # (selftests/parser: seconds, no kernel).
 part-parser:
 	-@scripts/check-part parser -- scripts/parser-check
+# The rate limits' token bucket on the host at 32 and 64 bits, its clock
+# moved past 2^31 jiffies (selftests/rate: seconds, no kernel)
+part-rate:
+	-@scripts/check-part rate -- scripts/rate-check
 # The litmus tests of selftests/lkmm under the kernel's memory model
 # (herd7, in a sid chroot cached in build/lkmm: scripts/lkmm-check)
 part-lkmm:

@@ -4,10 +4,9 @@
  * group's rate limit, per instance, and what happens to them at exit.
  *
  * Lookups are RCU hash walks; inserts and removals take the instance's
- * raw lock. A group's rate limit takes its own raw lock to refill and to
- * move its drops; taking tokens between refills takes none. The exit
- * probe takes both locks with preemption disabled, so neither may sleep,
- * on PREEMPT_RT either.
+ * raw lock, which the exit probe takes with preemption disabled, so it
+ * may not sleep, on PREEMPT_RT either. Rate limits take no lock: their
+ * buckets and each group's count of drops not yet reported are atomics.
  */
 #include <linux/hash.h>
 #include <linux/jiffies.h>
@@ -98,9 +97,8 @@ static struct um_group *um_group_find(struct trace_user_markers *um,
  */
 void trace_um_bucket_init(struct um_bucket *b, u64 limit)
 {
-	raw_spin_lock_init(&b->lock);
 	atomic64_set(&b->tokens, (limit & U32_MAX) * NSEC_PER_SEC);
-	b->last = jiffies;
+	atomic64_set(&b->last, get_jiffies_64());
 }
 
 /**
@@ -153,80 +151,69 @@ found:
 	return g;
 }
 
-/*
- * um_take_tokens - add @add to the bucket, capped at @cap, then take up to
- * @want whole tokens. A compare-and-exchange, so that takers outside the
- * lock and the one refilling under it lose no update of each other's.
- */
-static u32 um_take_tokens(struct um_bucket *b, u64 cap, u64 add, u32 want)
-{
-	s64 old = atomic64_read(&b->tokens), new;
-	u32 granted;
-
-	do {
-		new = min_t(u64, cap, old + add);
-		granted = min_t(u64, want, div_u64(new, NSEC_PER_SEC));
-		new -= (u64)granted * NSEC_PER_SEC;
-	} while (!atomic64_try_cmpxchg(&b->tokens, &old, new));
-	return granted;
-}
-
 /**
- * trace_um_bucket_take_locked - um_bucket_take() when its fast path cannot
+ * trace_um_bucket_take_slow - um_bucket_take() when its fast path cannot
  * @b: the bucket
  * @limit: rate << 32 | burst
  * @want: tokens wanted
  *
- * Refills the bucket by the jiffies elapsed (the jiffy of the last refill
- * is written only under the lock), caps it at the burst, and takes what
- * it can of @want.
+ * Refills the bucket by the jiffies elapsed, caps it at the burst, and
+ * takes what it can of @want, all by compare-and-exchange
+ * (um_bucket_refill_take()): a writer never waits, and one refused
+ * writes nothing that the others share.
  *
  * Return: the tokens given, at most @want.
  */
-u32 trace_um_bucket_take_locked(struct um_bucket *b, u64 limit, u32 want)
+u32 trace_um_bucket_take_slow(struct um_bucket *b, u64 limit, u32 want)
 {
-	u64 rate = limit >> 32, cap = (limit & U32_MAX) * NSEC_PER_SEC;
-	unsigned long now = jiffies, flags;
-	u64 elapsed;
-	u32 granted;
-
-	raw_spin_lock_irqsave(&b->lock, flags);
-	elapsed = time_after(now, b->last) ? jiffies_to_nsecs(now - b->last) : 0;
-	if (elapsed)
-		WRITE_ONCE(b->last, now);
-	/* rate <= 10^7: the product cannot overflow below 900 s */
-	granted = um_take_tokens(b, cap, elapsed > 900 * NSEC_PER_SEC ?
-				 cap : elapsed * rate, want);
-	raw_spin_unlock_irqrestore(&b->lock, flags);
-	return granted;
-}
-
-/**
- * trace_um_bucket_untake - give back tokens that were not used
- * @b: the bucket
- * @limit: rate << 32 | burst
- * @unused: tokens to give back
- */
-void trace_um_bucket_untake(struct um_bucket *b, u64 limit, u32 unused)
-{
-	um_take_tokens(b, (limit & U32_MAX) * NSEC_PER_SEC,
-		       (u64)unused * NSEC_PER_SEC, 0);
+	return um_bucket_refill_take(b, limit, want);
 }
 
 /*
- * um_report_lost - report a group's drops with a lost event; drops that
- * no lost event took stay pending for the next report.
+ * um_pending_take - take a group's drops not yet reported, to report
+ * them: none when the group is gone (its exit reported them). A fully
+ * ordered exchange: the drops' counts in rate_limited, made before they
+ * were added to @g->pending (with release), are visible to whoever then
+ * counts their report.
+ */
+static u64 um_pending_take(struct um_group *g)
+{
+	s64 old = atomic64_read(&g->pending);
+
+	do {
+		if (!old || (old & UM_PENDING_DEAD))
+			return 0;
+	} while (!atomic64_try_cmpxchg(&g->pending, &old, 0));
+	return old;
+}
+
+/*
+ * um_report_lost - report drops with a lost event; drops that no lost
+ * event took go back to the group's pending ones for the next report
+ * (@g NULL, or the group gone: they stay counted in lost_pending).
  */
 static void um_report_lost(struct trace_user_markers *um, struct um_group *g,
 			   u64 lost)
 {
-	unsigned long flags;
-
-	if (trace_um_emit_lost(um, lost))
+	if (trace_um_emit_lost(um, lost) || !g)
 		return;
-	raw_spin_lock_irqsave(&g->bucket.lock, flags);
-	WRITE_ONCE(g->pending, g->pending + lost);
-	raw_spin_unlock_irqrestore(&g->bucket.lock, flags);
+	atomic64_add(lost, &g->pending);
+}
+
+/*
+ * um_count_drop - a record the rate limits refused: counted as
+ * rate_limited, then as pending with release, so that user_events_stats,
+ * which reads the reports before the drops, never sees a report before
+ * its drop. A drop of a group that is gone is reported at once: nobody
+ * would report it later.
+ */
+static void um_count_drop(struct trace_user_markers *um, struct um_group *g,
+			  u32 n)
+{
+	this_cpu_add(um->stats->rate_limited, n);
+	if (!g ||
+	    atomic64_fetch_add_release(n, &g->pending) & UM_PENDING_DEAD)
+		um_report_lost(um, NULL, n);
 }
 
 /**
@@ -236,28 +223,23 @@ static void um_report_lost(struct trace_user_markers *um, struct um_group *g,
  * @granted: the tokens the take got
  *
  * With no token, the record that asked is dropped: it is counted as
- * rate_limited and as pending under the lock that the report takes, so
- * that user_events_stats never sees a report before its drop. With
- * tokens, the group's drops not yet reported are reported by a lost
- * event, before the record that asked.
+ * rate_limited and as pending (um_count_drop()). With tokens, the group's
+ * drops not yet reported are reported by a lost event, before the record
+ * that asked. No lock: a flood of refused records from every CPU makes
+ * no writer wait.
  *
  * Return: @granted.
  */
 u32 trace_um_take_end(struct trace_user_markers *um, struct um_group *g,
 		      u32 granted)
 {
-	unsigned long flags;
-	u64 lost = 0;
+	u64 lost;
 
-	raw_spin_lock_irqsave(&g->bucket.lock, flags);
-	if (granted) {
-		lost = g->pending;
-		WRITE_ONCE(g->pending, 0);
-	} else {
-		WRITE_ONCE(g->pending, g->pending + 1);
-		this_cpu_inc(um->stats->rate_limited);
+	if (!granted) {
+		um_count_drop(um, g, 1);
+		return 0;
 	}
-	raw_spin_unlock_irqrestore(&g->bucket.lock, flags);
+	lost = um_pending_take(g);
 	if (lost)
 		um_report_lost(um, g, lost);
 	return granted;
@@ -401,7 +383,7 @@ static void um_group_exit(struct trace_user_markers *um,
 	struct um_group *g = um_group_find(um, sig);
 	unsigned long flags;
 	bool mine = false;
-	u64 lost;
+	s64 lost;
 
 	if (!g)
 		return;
@@ -415,14 +397,13 @@ static void um_group_exit(struct trace_user_markers *um,
 	if (!mine)
 		return;
 
-	raw_spin_lock_irqsave(&g->bucket.lock, flags);
-	lost = g->pending;
-	WRITE_ONCE(g->pending, 0);
-	raw_spin_unlock_irqrestore(&g->bucket.lock, flags);
 	/*
-	 * Report what is pending. If that fails, the drops stay counted in
+	 * Report what is pending, and mark the group gone: a drop counted
+	 * after this (an exiting sibling's ends) is reported by its own
+	 * thread. If the report fails, the drops stay counted in
 	 * rate_limited and are never reported: lost_pending keeps them.
 	 */
+	lost = atomic64_xchg(&g->pending, UM_PENDING_DEAD);
 	if (lost)
 		trace_um_emit_lost(um, lost);
 	kfree_rcu(g, rcu);

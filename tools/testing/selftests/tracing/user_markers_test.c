@@ -1591,4 +1591,123 @@ TEST_F_TIMEOUT(um, fork_exec_and_removal_with_the_page_mapped, 180)
 	EXPECT_EQ(0, cgt_instance_destroy(&tmp));
 }
 
+#define FLOOD_WRITES	400
+
+struct cpu_flood {
+	struct cgt_instance	*inst;
+	pthread_barrier_t	*start;
+	int			cpu;
+	pid_t			tid;
+	int			err;
+};
+
+static void *flood_on_cpu(void *p)
+{
+	struct cpu_flood *f = p;
+	int i;
+
+	pin_to(f->cpu);
+	f->tid = gettid_();
+	pthread_barrier_wait(f->start);	/* tids known */
+	pthread_barrier_wait(f->start);	/* lock counter on */
+	for (i = 0; i < FLOOD_WRITES; i++)
+		f->err |= !!um_write(f->inst, "I|0|every-cpu\n");
+	return NULL;
+}
+
+/*
+ * The function tracer in instance @lk counts the calls of
+ * _raw_spin_lock_irqsave() in task context (no hardirq or softirq flag)
+ * of the tasks in @pids: 0 if it is set up, -1 if it cannot be.
+ */
+static int lock_counter_on(struct cgt_instance *lk, const char *pids)
+{
+	if (cgt_instance_create(lk, "um_lock_count"))
+		return -1;
+	if (cgt_instance_write(lk, "set_ftrace_filter", "_raw_spin_lock_irqsave") ||
+	    cgt_instance_write(lk, "set_ftrace_pid", pids) ||
+	    cgt_instance_write(lk, "buffer_size_kb", "4096") ||
+	    cgt_instance_write(lk, "current_tracer", "function"))
+		return -1;
+	return 0;
+}
+
+static long long task_context_calls(const char *trace, const char *fn)
+{
+	long long n = 0;
+	const char *line, *end, *flags;
+
+	for (line = trace; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		if (*line == '#' || !memmem(line, end - line, fn, strlen(fn)))
+			continue;
+		/* "task-pid [cpu] flags ts: fn <-caller": flags[2] is h, s or . */
+		flags = memmem(line, end - line, "] ", 2);
+		if (flags && flags + 4 < end && flags[4] == '.')
+			n++;
+	}
+	return n;
+}
+
+/*
+ * A flood from every CPU that the instance's total refuses: counted
+ * exactly, within the total's budget, and lock-free: a refused record
+ * takes no lock with interrupts off (user-markers.rst: a writer never
+ * waits), counted by the function tracer on the writers.
+ */
+TEST_F_TIMEOUT(um, total_refusals_from_every_cpu_take_no_lock, 600)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, err = 0;
+	struct cgt_instance *in = &self->inst, lk = {};
+	long long written, recorded, limited, locks = 0;
+	struct cpu_flood f[8];
+	pthread_barrier_t start;
+	char pids[128] = "";
+	pthread_t t[8];
+	bool counting;
+
+	if (ncpu > 8)
+		ncpu = 8;
+	if (ncpu < 2)
+		SKIP(return, "one CPU: no flood from every CPU (vm-run --smp 4)");
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate", "0"));
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate_total", "1 1"));
+	pthread_barrier_init(&start, NULL, ncpu + 1);
+	for (i = 0; i < ncpu; i++) {
+		f[i] = (struct cpu_flood){ .inst = in, .start = &start, .cpu = i };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, flood_on_cpu, &f[i]));
+	}
+	pthread_barrier_wait(&start);
+	for (i = 0; i < ncpu; i++)
+		sprintf(pids + strlen(pids), "%d ", f[i].tid);
+	counting = !lock_counter_on(&lk, pids);
+	pthread_barrier_wait(&start);
+	for (i = 0; i < ncpu; i++) {
+		pthread_join(t[i], NULL);
+		err |= f[i].err;
+	}
+	EXPECT_EQ(0, err);
+	if (counting) {
+		cgt_instance_write(&lk, "tracing_on", "0");
+		trace_of(&lk, self->trace);
+		locks = task_context_calls(self->trace, "_raw_spin_lock_irqsave");
+		cgt_instance_write(&lk, "current_tracer", "nop");
+		cgt_instance_destroy(&lk);
+	}
+
+	written = (long long)ncpu * FLOOD_WRITES;
+	recorded = stat_of(in, "recorded");
+	limited = stat_of(in, "rate_limited");
+	TH_LOG("%d CPUs wrote %lld: %lld recorded, %lld rate_limited",
+	       ncpu, written, recorded, limited);
+	EXPECT_EQ(written, stat_of(in, "accepted") + limited);
+	EXPECT_LT(written / 2, limited);
+	EXPECT_EQ(limited, stat_of(in, "lost_reported") + stat_of(in, "lost_pending"));
+	if (!counting)
+		SKIP(return, "no function tracer in an instance: lock calls not counted");
+	TH_LOG("%lld calls of _raw_spin_lock_irqsave() by the writers for %lld refused records",
+	       locks, limited);
+	EXPECT_GT(limited / 10, locks);
+}
+
 TEST_HARNESS_MAIN
