@@ -7,6 +7,11 @@
  * raw lock, which the exit probe takes with preemption disabled, so it
  * may not sleep, on PREEMPT_RT either. Rate limits take no lock: their
  * buckets and each group's count of drops not yet reported are atomics.
+ *
+ * The spans a thread still has open when it exits are ended by the
+ * kernel (the "exited" flag) under the same rate limits as the records a
+ * thread writes: what the instance records stays within its limits'
+ * budget, and what they drop is reported by a lost event.
  */
 #include <linux/hash.h>
 #include <linux/jiffies.h>
@@ -340,33 +345,86 @@ void trace_um_pop(struct um_thread *th, struct trace_array *tr,
 	th->arena_used = sp->name_off;
 }
 
-static void um_thread_exit(struct trace_user_markers *um,
-			   struct task_struct *task)
+/*
+ * um_end_take - tokens for @want spans ended by the kernel, at once, from
+ * @g or, for a thread whose group has no state (or no longer has it),
+ * from the total alone with at most a new group's burst. Each of the
+ * @want that gets none is counted and reported as a write's refused
+ * record is (without a group: at once).
+ */
+static u32 um_end_take(struct trace_user_markers *um, struct um_group *g,
+		       const struct um_limits *lim, u32 want)
 {
-	struct um_thread *th = trace_um_thread_find(um, task);
+	u32 n = want, counted = 0;
+
+	if (g) {
+		n = trace_um_take(um, g, lim, want);
+		/* With no token it counted the first drop itself */
+		counted = !n;
+	} else {
+		if (lim->group)
+			n = min_t(u32, n, lim->group & U32_MAX);
+		if (n && lim->total)
+			n = um_bucket_take(&um->total, lim->total, n);
+	}
+	if (want - n > counted)
+		um_count_drop(um, g, want - n - counted);
+	return n;
+}
+
+/*
+ * um_thread_end - the thread that @th belongs to exits: end its open
+ * spans (the "exited" flag) and free its state.
+ * Bounded: one event for all untracked spans, one per tracked span. The
+ * ends take rate tokens as the records a thread writes do, and count as
+ * rate_limited, reported by a lost event, when they get none.
+ *
+ * Context: the exit tracepoint of @task, preemption disabled: the
+ * group found stays valid to the end (its state is freed after an RCU
+ * grace period).
+ */
+static void um_thread_end(struct trace_user_markers *um, struct um_thread *th,
+			  struct task_struct *task)
+{
 	struct trace_event_file *file = um->file[UM_END];
+	struct um_limits lim = {
+		.group = READ_ONCE(um->limits.group),
+		.total = READ_ONCE(um->limits.total),
+	};
 	struct um_out o = { .name = "" };
+	struct um_group *g = NULL;
 	unsigned long flags;
+	u32 left, tokens;
 	bool on;
 
-	if (!th)
-		return;
 	on = (READ_ONCE(file->flags) & EVENT_FILE_FL_ENABLED) &&
 	     !trace_task_user_marker_ignored(um->tr->task_filter) &&
 	     !trace_trigger_soft_disabled(file);
-	/* Bounded: one event for all untracked spans, one per tracked span */
-	if (th->deep && on) {
-		o.depth = th->depth;
-		o.flags = UM_END_EXITED | UM_END_UNTRACKED;
-		trace_um_emit(um, UM_END, &o);
+	left = on ? th->depth + !!th->deep : 0;
+	tokens = left;
+	if (left && (lim.group || lim.total)) {
+		/* Not th->group: a sibling's exit may have freed it */
+		g = um_group_find(um, task->signal);
+		/* The innermost get the tokens, as a write's first records */
+		tokens = um_end_take(um, g, &lim, left);
 	}
-	th->deep = 0;
-	while (th->depth && on) {
-		struct um_rec r = { .event = UM_END };
 
-		trace_um_pop(th, um->tr, &r, &o);
-		o.flags = UM_END_EXITED;
-		trace_um_emit(um, UM_END, &o);
+	for (; left; left--) {
+		if (th->deep) {
+			o.depth = th->depth;
+			o.flags = UM_END_EXITED | UM_END_UNTRACKED;
+			th->deep = 0;
+		} else {
+			struct um_rec r = { .event = UM_END };
+
+			trace_um_pop(th, um->tr, &r, &o);
+			o.flags = UM_END_EXITED;
+		}
+		/* Without a token: counted as rate_limited by um_end_take() */
+		if (tokens) {
+			tokens--;
+			trace_um_emit(um, UM_END, &o);
+		}
 	}
 
 	raw_spin_lock_irqsave(&um->lock, flags);
@@ -375,6 +433,15 @@ static void um_thread_exit(struct trace_user_markers *um,
 	kfree_rcu(th, rcu);
 	atomic_dec(&um->nr_threads);
 	atomic_dec(&trace_um_nr_states);
+}
+
+static void um_thread_exit(struct trace_user_markers *um,
+			   struct task_struct *task)
+{
+	struct um_thread *th = trace_um_thread_find(um, task);
+
+	if (th)
+		um_thread_end(um, th, task);
 }
 
 static void um_group_exit(struct trace_user_markers *um,

@@ -1591,6 +1591,100 @@ TEST_F_TIMEOUT(um, fork_exec_and_removal_with_the_page_mapped, 180)
 	EXPECT_EQ(0, cgt_instance_destroy(&tmp));
 }
 
+/* The lost events of a trace: how many, and the records they count */
+static long long lost_in(const char *trace, long long *events)
+{
+	long long sum = 0;
+	const char *p;
+
+	*events = 0;
+	for (p = trace; (p = strstr(p, "lost: count=")); p++) {
+		sum += atoll(p + 12);
+		(*events)++;
+	}
+	return sum;
+}
+
+#define EXITING_THREADS	200
+#define EXIT_SPANS	32
+
+static void *begin_spans_and_exit(void *p)
+{
+	char buf[EXIT_SPANS * 8 + 1] = "";
+	int i;
+
+	for (i = 0; i < EXIT_SPANS; i++)
+		strcat(buf, "B|0|x\n");
+	return (void *)(long)um_write(p, buf);
+}
+
+/*
+ * The spans the kernel ends at a thread's exit are records of its thread
+ * group under the same limits: with the group's and the instance's limits
+ * at 1 a second, threads that each leave 32 spans open (their begins
+ * mostly dropped, and pushed all the same) make the instance record no
+ * more than the limits allow, and every drop, at exit too, is counted and
+ * reported by a lost event once the process is gone.
+ */
+TEST_F_TIMEOUT(um, exit_ends_stay_within_the_rate_limits, 600)
+{
+	struct cgt_instance *in = &self->inst;
+	long long recorded, limited, reported, lost_events, budget;
+	struct timespec t0, t1;
+	int i, status;
+	double secs;
+	pid_t pid;
+
+	ASSERT_EQ(0, cgt_instance_write(in, "buffer_size_kb", "2048"));
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate", "1 1"));
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate_total", "1 1"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		pthread_t t[EXITING_THREADS];
+		void *ret;
+		int bad = 0;
+
+		for (i = 0; i < EXITING_THREADS; i++)
+			if (pthread_create(&t[i], NULL, begin_spans_and_exit, in))
+				_exit(2);
+		for (i = 0; i < EXITING_THREADS; i++) {
+			pthread_join(t[i], &ret);
+			bad |= !!ret;
+		}
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* The group's state goes at its last exit, after its drops' report */
+	for (i = 0; i < 100 && stat_of(in, "rate_states"); i++)
+		usleep(100000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	EXPECT_EQ(0, stat_of(in, "span_states"));
+	EXPECT_EQ(0, stat_of(in, "rate_states"));
+
+	recorded = stat_of(in, "recorded");
+	limited = stat_of(in, "rate_limited");
+	reported = stat_of(in, "lost_reported");
+	/* Burst 1 at 1 a second, by whole jiffies: a second's slack */
+	budget = 1 + (long long)(secs + 1);
+	TH_LOG("%lld recorded, %lld rate_limited, %lld lost_reported in %.1f s; budget %lld",
+	       recorded, limited, reported, secs, budget);
+	EXPECT_GE(budget, recorded);
+	/* Every begin and every span ended at exit: recorded or dropped */
+	EXPECT_EQ(2 * EXITING_THREADS * EXIT_SPANS,
+		  stat_of(in, "accepted") + limited);
+	EXPECT_EQ(0, stat_of(in, "lost_pending"));
+	EXPECT_EQ(limited, reported);
+
+	trace_of(in, self->trace);
+	EXPECT_GE(budget, count_of(self->trace, " exited"));
+	EXPECT_EQ(reported, lost_in(self->trace, &lost_events));
+	EXPECT_LT(0, lost_events);
+}
+
 #define FLOOD_WRITES	400
 
 struct cpu_flood {
