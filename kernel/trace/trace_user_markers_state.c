@@ -4,17 +4,20 @@
  * group's rate limit, per instance, and what happens to them at exit.
  *
  * Lookups are RCU hash walks; inserts and removals take the instance's
- * raw lock, which the exit probe takes with preemption disabled, so it
- * may not sleep, on PREEMPT_RT either. Rate limits take no lock: their
- * buckets and each group's count of drops not yet reported are atomics.
+ * raw lock, which the exit and exec probes take with preemption disabled,
+ * so it may not sleep, on PREEMPT_RT either. Rate limits take no lock:
+ * their buckets and each group's count of drops not yet reported are
+ * atomics.
  *
- * The spans a thread still has open when it exits are ended by the
- * kernel (the "exited" flag) under the same rate limits as the records a
- * thread writes: what the instance records stays within its limits'
- * budget, and what they drop is reported by a lost event.
+ * The spans a thread still has open when it exits or executes another
+ * program are ended by the kernel (the "exited" flag) under the same rate
+ * limits as the records a thread writes: what the instance records stays
+ * within its limits' budget, and what they drop is reported by a lost
+ * event.
  */
 #include <linux/hash.h>
 #include <linux/jiffies.h>
+#include <linux/mutex.h>
 #include <linux/sched/cputime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -26,6 +29,8 @@
 
 /* Thread and group states alive: the exit probe's fast way out. */
 static atomic_t trace_um_nr_states = ATOMIC_INIT(0);
+
+static void um_exec_register(void);
 
 /**
  * trace_um_thread_find - a thread's span state in an instance
@@ -65,6 +70,8 @@ struct um_thread *trace_um_thread_get(struct trace_user_markers *um)
 
 	if (th)
 		return th;
+	/* Before the first span state exists, and before its write returns */
+	um_exec_register();
 	th = kzalloc(sizeof(*th), GFP_KERNEL_ACCOUNT);
 	if (!th)
 		return NULL;
@@ -315,6 +322,9 @@ void trace_um_pop(struct um_thread *th, struct trace_array *tr,
 		th->deep--;
 		o->depth = th->depth + th->deep;
 		o->flags = UM_END_UNTRACKED;
+		/* The name was not tracked: an E's own name is not it */
+		o->name = "";
+		o->name_len = 0;
 		return;
 	}
 	if (!th || !th->depth) {
@@ -373,13 +383,13 @@ static u32 um_end_take(struct trace_user_markers *um, struct um_group *g,
 }
 
 /*
- * um_thread_end - the thread that @th belongs to exits: end its open
- * spans (the "exited" flag) and free its state.
+ * um_thread_end - the thread that @th belongs to exits or executes a new
+ * program: end its open spans (the "exited" flag) and free its state.
  * Bounded: one event for all untracked spans, one per tracked span. The
  * ends take rate tokens as the records a thread writes do, and count as
  * rate_limited, reported by a lost event, when they get none.
  *
- * Context: the exit tracepoint of @task, preemption disabled: the
+ * Context: the exit or exec tracepoint of @task, preemption disabled: the
  * group found stays valid to the end (its state is freed after an RCU
  * grace period).
  */
@@ -496,6 +506,56 @@ static void um_exit_probe(void *data, struct task_struct *task)
 			um_group_exit(um, task->signal);
 	}
 	srcu_read_unlock(&trace_um_srcu, idx);
+}
+
+/*
+ * A thread executes a new program: its spans belong to the old one, which
+ * is gone (user_marker.h starts again from nothing in the new one). End
+ * them as exit does, and free the thread's state in every instance; its
+ * group's rate limit state stays, the thread group does.
+ */
+static void um_exec_probe(void *data, struct task_struct *task, pid_t old_pid,
+			  struct linux_binprm *bprm)
+{
+	struct trace_user_markers *um;
+	struct um_thread *th;
+	int idx;
+
+	if (!atomic_read(&trace_um_nr_states))
+		return;
+	idx = srcu_read_lock(&trace_um_srcu);
+	list_for_each_entry_srcu(um, &trace_um_instances, list,
+				 srcu_read_lock_held(&trace_um_srcu)) {
+		th = trace_um_thread_find(um, task);
+		if (th)
+			um_thread_end(um, th, task);
+	}
+	srcu_read_unlock(&trace_um_srcu, idx);
+}
+
+/*
+ * The exec probe is registered when the first span state is made, so
+ * that exec costs nothing (the tracepoint's static key stays off) on a
+ * kernel where no thread ever opened a span; it then stays. A thread
+ * registers it before its own first state exists: it cannot execute with
+ * spans open and the probe missing.
+ */
+static DEFINE_MUTEX(um_exec_lock);
+static bool um_exec_on;
+
+static void um_exec_register(void)
+{
+	/* Pairs with the release below: a probe seen on is registered */
+	if (likely(smp_load_acquire(&um_exec_on)))
+		return;
+	mutex_lock(&um_exec_lock);
+	if (!um_exec_on &&
+	    !WARN_ON_ONCE(register_trace_sched_process_exec(um_exec_probe,
+							    NULL))) {
+		/* After the registration: who sees the flag skips the mutex */
+		smp_store_release(&um_exec_on, true);
+	}
+	mutex_unlock(&um_exec_lock);
 }
 
 static int __init um_state_init(void)

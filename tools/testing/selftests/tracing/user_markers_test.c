@@ -1804,4 +1804,71 @@ TEST_F_TIMEOUT(um, total_refusals_from_every_cpu_take_no_lock, 600)
 	EXPECT_GT(limited / 10, locks);
 }
 
+/*
+ * exec() ends the spans of the program that opened them: the new program
+ * starts with none (depth 0), as user_marker.h in it does; the old span
+ * ends with the "exited" flag at the exec, before the new one begins.
+ */
+TEST_F_TIMEOUT(um, exec_ends_the_old_programs_spans, 180)
+{
+	struct cgt_instance *in = &self->inst;
+	char cmd[PATH_MAX * 2 + 128], file[PATH_MAX], want[64];
+	long pre, post;
+	int status;
+	pid_t pid;
+
+	cgt_instance_file(in, "user_events", file, sizeof(file));
+	snprintf(cmd, sizeof(cmd),
+		 "printf 'B|0|post-exec\\n' > %s && printf 'E|0\\n' > %s",
+		 file, file);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (um_write(in, "B|0|pre-exec\n"))
+			_exit(3);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+
+	trace_of(in, self->trace);
+	pre = line_at(self->trace, "end: pre-exec depth=0");
+	post = line_at(self->trace, "begin: post-exec");
+	ASSERT_LE(0, pre) TH_LOG("%s", self->trace);
+	ASSERT_LE(0, post);
+	EXPECT_TRUE(line_has(self->trace, "end: pre-exec", " exited"));
+	EXPECT_LT(pre, post);
+	EXPECT_LE(0, line_at(self->trace, "begin: post-exec depth=0 "));
+	EXPECT_LE(0, line_at(self->trace, "end: post-exec depth=0 "));
+	EXPECT_FALSE(line_has(self->trace, "end: post-exec", " exited"));
+	snprintf(want, sizeof(want), "-%d ", pid);
+	EXPECT_TRUE(line_has(self->trace, "end: pre-exec", want));
+	/* Its state went at the exec; the shell's went at its exit */
+	EXPECT_EQ(0, stat_of(in, "span_states"));
+}
+
+/*
+ * The end of an untracked span has an empty name (user-markers.rst): the
+ * name of the span was not kept, and an E's own name is not it.
+ */
+TEST_F_TIMEOUT(um, untracked_end_has_an_empty_name, 180)
+{
+	char buf[4096] = "";
+	int i;
+
+	for (i = 0; i <= 32; i++)
+		sprintf(buf + strlen(buf), "B|1|u%d\n", i);
+	ASSERT_EQ(0, um_write(&self->inst, buf));
+	ASSERT_EQ(0, um_write(&self->inst, "E|1|claimed\n"));
+	trace_of(&self->inst, self->trace);
+	EXPECT_EQ(0, count_of(self->trace, "end: claimed"));
+	EXPECT_TRUE(line_has(self->trace, "end:  depth=32 ", " untracked"))
+		TH_LOG("%s", self->trace);
+	buf[0] = '\0';
+	for (i = 0; i < 32; i++)
+		strcat(buf, "E|1\n");
+	ASSERT_EQ(0, um_write(&self->inst, buf));
+}
+
 TEST_HARNESS_MAIN
