@@ -88,6 +88,12 @@ $(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h tools/tracing/cgtrace/user_m
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -Itools/tracing/cgtrace -o $@ $< -lpthread
 
+# A 32-bit program (gcc-multilib), static so that the guest needs no
+# 32-bit loader: the prctl's compat path, on the kernel's IA32 emulation.
+$(BUILD)/selftests/prctl_compat_test: selftests/c/prctl_compat_test.c $(KTESTS)/*.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -m32 -static -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -o $@ $< -lpthread
+
 # tools: cgtrace, its trace-cmd plugin, man pages, bash completion and the
 # toy_gc example, into build/tools. It needs only the tool's own libraries
 # (make tools-deps installs them), no kernel source: "make tools && sudo
