@@ -164,7 +164,7 @@ install:
 CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
-CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser rate lkmm tools tools-tracefs18 tracecmd multihost \
+CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser rate i386 lkmm tools tools-tracefs18 tracecmd multihost \
 	system cost-check upstream-suites tracecmd-vanilla $(patsubst %,selftests-%,$(CHECK_KVERS)) \
 	$(patsubst %,upstream-suites-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
@@ -215,6 +215,11 @@ part-parser:
 # moved past 2^31 jiffies (selftests/rate: seconds, no kernel)
 part-rate:
 	-@scripts/check-part rate -- scripts/rate-check
+# The project's kernel files compiled for i386 with W=1 (objects only,
+# in build/obj/i386: scripts/i386-check), after the debug kernel's build
+# has made the patched tree it compiles
+part-i386: build-debug
+	+-@scripts/check-part i386 -- scripts/i386-check
 # The litmus tests of selftests/lkmm under the kernel's memory model
 # (herd7, in a sid chroot cached in build/lkmm: scripts/lkmm-check)
 part-lkmm:
