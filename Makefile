@@ -88,6 +88,12 @@ $(BUILD)/selftests/%: selftests/c/%.c $(KTESTS)/*.h tools/tracing/cgtrace/user_m
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -Itools/tracing/cgtrace -o $@ $< -lpthread
 
+# A 32-bit program (gcc-multilib), static so that the guest needs no
+# 32-bit loader: the prctl's compat path, on the kernel's IA32 emulation.
+$(BUILD)/selftests/prctl_compat_test: selftests/c/prctl_compat_test.c $(KTESTS)/*.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -m32 -static -I$(KSRC)/tools/testing/selftests -I$(KTESTS) -o $@ $< -lpthread
+
 # tools: cgtrace, its trace-cmd plugin, man pages, bash completion and the
 # toy_gc example, into build/tools. It needs only the tool's own libraries
 # (make tools-deps installs them), no kernel source: "make tools && sudo
@@ -158,7 +164,7 @@ install:
 CHECK_JOBS  ?= $(shell nproc)
 CHECK_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
-CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser tools tools-tracefs18 tracecmd multihost \
+CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser rate i386 lkmm tools tools-tracefs18 tracecmd multihost \
 	system cost-check upstream-suites tracecmd-vanilla $(patsubst %,selftests-%,$(CHECK_KVERS)) \
 	$(patsubst %,upstream-suites-%,$(CHECK_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
@@ -205,6 +211,19 @@ part-mutants:
 # (selftests/parser: seconds, no kernel).
 part-parser:
 	-@scripts/check-part parser -- scripts/parser-check
+# The rate limits' token bucket on the host at 32 and 64 bits, its clock
+# moved past 2^31 jiffies (selftests/rate: seconds, no kernel)
+part-rate:
+	-@scripts/check-part rate -- scripts/rate-check
+# The project's kernel files compiled for i386 with W=1 (objects only,
+# in build/obj/i386: scripts/i386-check), after the debug kernel's build
+# has made the patched tree it compiles
+part-i386: build-debug
+	+-@scripts/check-part i386 -- scripts/i386-check
+# The litmus tests of selftests/lkmm under the kernel's memory model
+# (herd7, in a sid chroot cached in build/lkmm: scripts/lkmm-check)
+part-lkmm:
+	-@scripts/check-part lkmm -- scripts/lkmm-check
 # The kernel's tests on the debug kernel (KASAN, lockdep), the tools'
 # (user space, 3 times faster there) on the production kernel.
 part-selftests: build-debug
