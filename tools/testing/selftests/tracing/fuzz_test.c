@@ -425,12 +425,16 @@ static void gen_token(struct _test_data_fz *self, struct tok *t)
 		t->canon = -1;
 		break;
 	case 26:
-		/* The same cgroup as seen through /proc */
-		tok_set(t, F_OK_, c, "/proc/self/root" CGT_CGROUP2 "%s",
+		/* A file system path, even through /proc, names no cgroup */
+		tok_set(t, NOENT, 0, "/proc/self/root" CGT_CGROUP2 "%s",
 			c == 3 ? "" : self->canon[c]);
 		break;
+	case 27:
+		tok_set(t, NOENT, 0, "%s", c == 3 ? CGT_CGROUP2 : self->cg[c]);
+		break;
 	default:
-		tok_set(t, F_OK_, c, "%s", c == 3 ? CGT_CGROUP2 : self->cg[c]);
+		/* A cgroup path, as /proc/PID/cgroup prints it */
+		tok_set(t, F_OK_, c, "%s", self->canon[c]);
 		break;
 	}
 }
