@@ -723,7 +723,7 @@ TEST_F_TIMEOUT(cgf, listing_writes_back, 180)
 	snprintf(name, sizeof(name), "%s/back\\slash", self->name_a);
 	ASSERT_EQ(0, cgt_cgroup_create(name, slashed, sizeof(slashed)));
 	/* UTF-8 for a no-break space: byte 0xa0 is white space to isspace() */
-	snprintf(name, sizeof(name), "%s/no\xc2\xa0" "break", self->name_a);
+	snprintf(name, sizeof(name), "%s/no\302\240break", self->name_a);
 	ASSERT_EQ(0, cgt_cgroup_create(name, nbsp, sizeof(nbsp)));
 	snprintf(name, sizeof(name), "%s/gone", self->name_a);
 	ASSERT_EQ(0, cgt_cgroup_create(name, gone, sizeof(gone)));
