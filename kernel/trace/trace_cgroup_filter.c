@@ -15,7 +15,6 @@
  * decided, which a context switch between tasks of one cgroup reuses.
  */
 #include <linux/cgroup.h>
-#include <linux/ctype.h>
 #include <linux/hash.h>
 #include <linux/kernfs.h>
 #include <linux/mm.h>
