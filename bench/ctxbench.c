@@ -66,8 +66,8 @@
  * user_marker.h, writing to the benchmark's instance (its user_events
  * and user_events_enabled) instead of the top level's
  */
+#define USER_MARKER_IMPLEMENTATION
 #define UM_TRACEFS	INST
-#define UM_NO_PRCTL
 #include "user_marker.h"
 
 /*

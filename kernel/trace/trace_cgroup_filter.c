@@ -3,9 +3,11 @@
  * Cgroup filters for tracing instances: set_event_cgroup,
  * set_event_notrace_cgroup, set_ftrace_cgroup, set_ftrace_notrace_cgroup.
  *
- * A list is an immutable set of referenced cgroup v2 cgroups, published
- * with RCU and replaced whole by every write, so a write that fails
- * changes nothing. Matching is hierarchical: a task matches when its
+ * A list is an immutable set of cgroup v2 cgroup ids, published with RCU
+ * and replaced whole by every write, so a write that fails changes
+ * nothing. It holds no reference: a listed cgroup that is removed is freed
+ * as usual, and its id, never given to another cgroup, matches no task.
+ * Matching is hierarchical: a task matches when its
  * cgroup or one of its ancestors is listed. The sets are hashed by cgroup
  * id and the task's ancestors are looked up in them, so the cost of a
  * decision grows with the depth of the task's cgroup, not with the length
@@ -13,11 +15,9 @@
  * decided, which a context switch between tasks of one cgroup reuses.
  */
 #include <linux/cgroup.h>
-#include <linux/ctype.h>
 #include <linux/hash.h>
 #include <linux/kernfs.h>
 #include <linux/mm.h>
-#include <linux/namei.h>
 #include <linux/refcount.h>
 #include <linux/nsproxy.h>
 #include <linux/seq_file.h>
@@ -37,8 +37,8 @@ struct trace_cgroup_set {
 	refcount_t		ref;		/* the list's, and readers' */
 	unsigned int		nr;
 	unsigned int		hash_bits;
-	u64			*ids;		/* 1 << hash_bits slots, 0: free */
-	struct cgroup		*cgrps[];	/* nr, referenced, write order */
+	u64			*hash;		/* 1 << hash_bits slots, 0: free */
+	u64			ids[];		/* nr, in write order */
 };
 
 static const u8 trace_cgroup_rej_bit[TRACE_CG_NR_LISTS] = {
@@ -60,8 +60,8 @@ static bool cgset_has_id(const struct trace_cgroup_set *set, u64 id)
 	unsigned int i = hash_64(id, set->hash_bits);
 
 	/* The table is at most half full, so an empty slot ends the probe. */
-	while (set->ids[i]) {
-		if (set->ids[i] == id)
+	while (set->hash[i]) {
+		if (set->hash[i] == id)
 			return true;
 		i = (i + 1) & mask;
 	}
@@ -141,120 +141,100 @@ bool trace_task_function_cgroups(struct trace_array *tr)
 /* cgset_put - drop a reference; the last one frees the set */
 static void cgset_put(struct trace_cgroup_set *set)
 {
-	unsigned int i;
-
 	if (!set || !refcount_dec_and_test(&set->ref))
 		return;
-	for (i = 0; i < set->nr; i++)
-		cgroup_put(set->cgrps[i]);
-	kvfree(set->ids);
+	kvfree(set->hash);
 	kvfree(set);
 }
 
-/*
- * cgset_build - a new set of @nr cgroups, taking over their references
- * (duplicates are dropped and their references put).
- */
-static struct trace_cgroup_set *cgset_build(struct cgroup **cgrps,
-					    unsigned int nr)
+/* cgset_build - a new set of the @nr ids in @ids (duplicates dropped) */
+static struct trace_cgroup_set *cgset_build(const u64 *ids, unsigned int nr)
 {
 	struct trace_cgroup_set *set;
-	unsigned int bits, i;
+	unsigned int bits, mask, i;
 
-	set = kvzalloc(struct_size(set, cgrps, nr), GFP_KERNEL);
+	set = kvzalloc(struct_size(set, ids, nr), GFP_KERNEL);
 	if (!set)
 		return NULL;
 	bits = max(ilog2(roundup_pow_of_two(nr * 2)), 1);
+	mask = (1U << bits) - 1;
 	refcount_set(&set->ref, 1);
 	set->hash_bits = bits;
-	set->ids = kvcalloc(1U << bits, sizeof(u64), GFP_KERNEL);
-	if (!set->ids) {
+	set->hash = kvcalloc(1U << bits, sizeof(u64), GFP_KERNEL);
+	if (!set->hash) {
 		kvfree(set);
 		return NULL;
 	}
 	for (i = 0; i < nr; i++) {
-		u64 id = cgroup_id(cgrps[i]);
-		unsigned int mask = (1U << bits) - 1;
-		unsigned int slot = hash_64(id, bits);
+		unsigned int slot = hash_64(ids[i], bits);
 
-		while (set->ids[slot] && set->ids[slot] != id)
+		while (set->hash[slot] && set->hash[slot] != ids[i])
 			slot = (slot + 1) & mask;
-		if (set->ids[slot]) {
-			cgroup_put(cgrps[i]);
+		if (set->hash[slot])
 			continue;
-		}
-		set->ids[slot] = id;
-		set->cgrps[set->nr++] = cgrps[i];
+		set->hash[slot] = ids[i];
+		set->ids[set->nr++] = ids[i];
 	}
 	return set;
 }
 
-/* cgroup_from_fs_path - a cgroup2 directory named by a file system path */
-static struct cgroup *cgroup_from_fs_path(const char *name)
-{
-	struct cgroup_subsys_state *css;
-	struct cgroup *cgrp;
-	struct path path;
-	int ret;
-
-	ret = kern_path(name, LOOKUP_FOLLOW, &path);
-	if (ret)
-		return ERR_PTR(ret == -ENOTDIR ? -EINVAL : ret);
-	/* Fails for anything that is not a live cgroup directory. */
-	css = css_tryget_online_from_dir(path.dentry, NULL);
-	path_put(&path);
-	if (IS_ERR(css))
-		return ERR_PTR(-EINVAL);
-	cgrp = css->cgroup;
-	if (cgrp->root != &cgrp_dfl_root) {
-		css_put(css);
-		return ERR_PTR(-EINVAL);	/* a cgroup v1 directory */
-	}
-	cgroup_get(cgrp);
-	css_put(css);
-	return cgrp;
-}
-
 /*
- * cgroup_from_token - resolve one word of a write: "id:N", a cgroup path
- * as /proc/PID/cgroup shows it, or a path under the cgroup2 mount.
+ * cgroup_token_id - the cgroup id a word names: "id:N", or a cgroup path
+ * as /proc/PID/cgroup shows it (from the writer's cgroup namespace). An
+ * id that names no cgroup the writer's namespace sees is taken only when
+ * @kept lists it already, so that a listing writes back unchanged.
+ *
+ * Return: 0 and the id in @id, or -errno.
  */
-static struct cgroup *cgroup_from_token(const char *tok)
+static int cgroup_token_id(const char *tok, const struct trace_cgroup_set *kept,
+			   u64 *id)
 {
 	struct cgroup *cgrp;
-	u64 id;
 
 	if (!strncmp(tok, "id:", 3)) {
-		if (kstrtou64(tok + 3, 10, &id) || !id)
-			return ERR_PTR(-EINVAL);
-		return cgroup_get_from_id(id);
+		if (kstrtou64(tok + 3, 10, id) || !*id)
+			return -EINVAL;
+		cgrp = cgroup_get_from_id(*id);
+		if (IS_ERR(cgrp))
+			return kept && cgset_has_id(kept, *id) ? 0 : PTR_ERR(cgrp);
+	} else if (tok[0] == '/') {
+		cgrp = cgroup_get_from_path(tok);
+		/* ENOTDIR: a file of a cgroup directory */
+		if (IS_ERR(cgrp))
+			return PTR_ERR(cgrp) == -ENOTDIR ? -EINVAL : PTR_ERR(cgrp);
+	} else {
+		return -EINVAL;
 	}
-	if (tok[0] != '/')
-		return ERR_PTR(-EINVAL);
-	cgrp = cgroup_get_from_path(tok);
-	if (!IS_ERR(cgrp))
-		return cgrp;
-	return cgroup_from_fs_path(tok);
+	*id = cgroup_id(cgrp);
+	cgroup_put(cgrp);
+	return 0;
+}
+
+/* Words are separated by ASCII white space only, whatever the locale. */
+static bool cg_is_blank(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
 /*
- * cgroup_parse - resolve every word of @buf into @out (referenced). A word
+ * cgroup_parse - the cgroup ids of every word of @buf, into @out. A word
  * that starts with '#' starts a comment, to the end of its line; octal
- * escapes (\040 for a space) stand for the bytes a path may hold that a
- * word may not, as reading the file prints them.
- * Return: the number of cgroups, or -errno with no reference held.
+ * escapes (\040 for a space) stand for bytes a word may not hold, as
+ * reading the file prints them. @kept: the list as it is (may be NULL).
+ *
+ * Return: the number of ids, or -errno.
  */
-static int cgroup_parse(char *buf, struct cgroup **out, unsigned int max)
+static int cgroup_parse(char *buf, const struct trace_cgroup_set *kept,
+			u64 *out, unsigned int max)
 {
 	unsigned int nr = 0;
 	char *p = buf;
-	int err = 0;
+	int err;
 
 	while (*p) {
 		char *tok;
-		struct cgroup *cgrp;
 
-		while (*p && isspace(*p))
+		while (cg_is_blank(*p))
 			p++;
 		if (!*p)
 			break;
@@ -263,41 +243,26 @@ static int cgroup_parse(char *buf, struct cgroup **out, unsigned int max)
 			continue;
 		}
 		tok = p;
-		while (*p && !isspace(*p)) {
-			/* Control bytes are never part of a path we print. */
-			if (iscntrl(*p)) {
-				err = -EINVAL;
-				goto fail;
-			}
+		while (*p && !cg_is_blank(*p)) {
+			/* Control bytes are never part of a word we print. */
+			if ((u8)*p < ' ' || *p == 0x7f)
+				return -EINVAL;
 			p++;
 		}
 		if (*p)
 			*p++ = '\0';
 		if (strchr(tok, '\\'))
 			string_unescape_inplace(tok, UNESCAPE_OCTAL);
-		if (strlen(tok) >= PATH_MAX) {
-			err = -EINVAL;
-			goto fail;
-		}
-		if (nr >= max) {
-			err = -E2BIG;
-			goto fail;
-		}
-		cgrp = cgroup_from_token(tok);
-		if (IS_ERR(cgrp)) {
-			err = PTR_ERR(cgrp);
-			/* ENOTDIR: a path to a file in a cgroup folder */
-			if (err == -ENOTDIR)
-				err = -EINVAL;
-			goto fail;
-		}
-		out[nr++] = cgrp;
+		if (strlen(tok) >= PATH_MAX)
+			return -EINVAL;
+		if (nr >= max)
+			return -E2BIG;
+		err = cgroup_token_id(tok, kept, &out[nr]);
+		if (err)
+			return err;
+		nr++;
 	}
 	return nr;
-fail:
-	while (nr)
-		cgroup_put(out[--nr]);
-	return err;
 }
 
 /*
@@ -352,15 +317,27 @@ static int cg_publish(struct trace_array *tr, int list,
 	return 0;
 }
 
+/* cg_get_list - a reference to list @list of @tr as it is now, or NULL */
+static struct trace_cgroup_set *cg_get_list(struct trace_array *tr, int list)
+{
+	struct trace_cgroup_set *set;
+
+	mutex_lock(&event_mutex);
+	set = tr->task_filter ? cg_list(tr, list) : NULL;
+	if (set)
+		refcount_inc(&set->ref);
+	mutex_unlock(&event_mutex);
+	return set;
+}
+
 /*
  * cg_read_words - copy a write of @cnt bytes from @ubuf and resolve its
- * words into @cgrps, which has room for TRACE_CGROUP_LIST_MAX
+ * words into @ids, which has room for TRACE_CGROUP_LIST_MAX
  *
- * Return: the number of cgroups, each with a reference, or a negative
- * errno with none held.
+ * Return: the number of ids, or a negative errno.
  */
 static int cg_read_words(const char __user *ubuf, size_t cnt,
-			 struct cgroup **cgrps)
+			 const struct trace_cgroup_set *kept, u64 *ids)
 {
 	char *buf;
 	int nr;
@@ -377,71 +354,49 @@ static int cg_read_words(const char __user *ubuf, size_t cnt,
 		if (strlen(buf) != cnt)		/* NUL bytes */
 			nr = -EINVAL;
 		else
-			nr = cgroup_parse(buf, cgrps, TRACE_CGROUP_LIST_MAX);
+			nr = cgroup_parse(buf, kept, ids, TRACE_CGROUP_LIST_MAX);
 	}
 	kvfree(buf);
 	return nr;
 }
 
 /*
- * cg_prepend_old - put the cgroups of @old, each with a reference of its
- * own, before the @nr in @cgrps
- *
- * Return: how many @cgrps then holds, or -E2BIG (and @cgrps is as it was).
- */
-static int cg_prepend_old(struct trace_cgroup_set *old, struct cgroup **cgrps,
-			  int nr)
-{
-	unsigned int i;
-
-	if (!old)
-		return nr;
-	if (old->nr + nr > TRACE_CGROUP_LIST_MAX)
-		return -E2BIG;
-	memmove(cgrps + old->nr, cgrps, nr * sizeof(*cgrps));
-	for (i = 0; i < old->nr; i++) {
-		cgrps[i] = old->cgrps[i];
-		cgroup_get(cgrps[i]);
-	}
-	return old->nr + nr;
-}
-
-/*
- * cg_update - replace list @list of @tr with the @nr cgroups in @cgrps, or
- * add them to it, taking over their references (@cgrps has room for
- * TRACE_CGROUP_LIST_MAX)
+ * cg_update - replace list @list of @tr with the @nr ids in @ids, or add
+ * them to it (@ids has room for TRACE_CGROUP_LIST_MAX)
  *
  * Return: 0, or -E2BIG or -ENOMEM with the list as it was.
  */
 static int cg_update(struct trace_array *tr, int list, bool replace,
-		     struct cgroup **cgrps, int nr)
+		     u64 *ids, int nr)
 {
-	struct trace_cgroup_set *set = NULL;
-	int total;
+	struct trace_cgroup_set *old, *set = NULL;
+	int ret = 0;
 
 	mutex_lock(&event_mutex);
-	total = cg_prepend_old(replace ? NULL : cg_list(tr, list), cgrps, nr);
-	if (total < 0)
-		goto fail;
-	if (!total && !replace) {
-		/* Adding nothing changes nothing */
-		mutex_unlock(&event_mutex);
-		return 0;
+	old = replace ? NULL : cg_list(tr, list);
+	if (old) {
+		/* The list's ids first, in their order, then the new ones */
+		if (old->nr + nr > TRACE_CGROUP_LIST_MAX) {
+			ret = -E2BIG;
+			goto unlock;
+		}
+		memmove(ids + old->nr, ids, nr * sizeof(*ids));
+		memcpy(ids, old->ids, old->nr * sizeof(*ids));
+		nr += old->nr;
 	}
-	if (total) {
-		set = cgset_build(cgrps, total);
+	if (!nr && !replace)
+		goto unlock;		/* adding nothing changes nothing */
+	if (nr) {
+		set = cgset_build(ids, nr);
 		if (!set) {
-			nr = total;
-			total = -ENOMEM;
-			goto fail;
+			ret = -ENOMEM;
+			goto unlock;
 		}
 	}
 	return cg_publish(tr, list, set);	/* releases event_mutex */
-fail:
+unlock:
 	mutex_unlock(&event_mutex);
-	while (nr)
-		cgroup_put(cgrps[--nr]);
-	return total;
+	return ret;
 }
 
 static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
@@ -449,8 +404,9 @@ static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
 {
 	struct seq_file *m = filp->private_data;
 	struct trace_cgroup_open *o = m->private;
-	struct cgroup **cgrps;
+	struct trace_cgroup_set *kept;
 	bool replace;
+	u64 *ids;
 	int ret;
 
 	if (!cnt)
@@ -463,13 +419,15 @@ static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
 	 */
 	replace = o->replace;
 	o->tried = true;
-	cgrps = kvmalloc_array(TRACE_CGROUP_LIST_MAX, sizeof(*cgrps), GFP_KERNEL);
-	if (!cgrps)
+	ids = kvmalloc_array(TRACE_CGROUP_LIST_MAX, sizeof(*ids), GFP_KERNEL);
+	if (!ids)
 		return -ENOMEM;
-	ret = cg_read_words(ubuf, cnt, cgrps);
+	kept = cg_get_list(o->tr, o->list);
+	ret = cg_read_words(ubuf, cnt, kept, ids);
+	cgset_put(kept);
 	if (ret >= 0)
-		ret = cg_update(o->tr, o->list, replace, cgrps, ret);
-	kvfree(cgrps);
+		ret = cg_update(o->tr, o->list, replace, ids, ret);
+	kvfree(ids);
 	if (ret)
 		return ret;
 	o->replace = false;
@@ -478,27 +436,59 @@ static ssize_t trace_cgroup_write(struct file *filp, const char __user *ubuf,
 }
 
 /*
- * cg_show_path - @path as a word that a write reads back: white space,
- * control bytes and backslashes as octal escapes
+ * cg_show_path - @path as a word that a write reads back: every byte
+ * outside printable ASCII, and the backslash, as an octal escape
  */
 static void cg_show_path(struct seq_file *m, const char *path)
 {
 	for (; *path; path++) {
 		u8 c = *path;
 
-		if (c <= ' ' || c == '\\' || c == 0x7f)
+		if (c <= ' ' || c >= 0x7f || c == '\\')
 			seq_printf(m, "\\%03o", c);
 		else
 			seq_putc(m, c);
 	}
 }
 
+/* cg_show_id - one listed id, as a word that writes back unchanged */
+static void cg_show_id(struct seq_file *m, u64 id, char *path)
+{
+	struct cgroup *cgrp = cgroup_get_from_id(id);
+	struct kernfs_node *kn;
+	int len;
+
+	if (!IS_ERR(cgrp)) {
+		/* Seen from the reader's cgroup namespace: its path there */
+		len = cgroup_path_ns(cgrp, path, PATH_MAX,
+				     current->nsproxy->cgroup_ns);
+		cgroup_put(cgrp);
+		if (len > 0 && len < PATH_MAX) {
+			cg_show_path(m, path);
+			seq_putc(m, '\n');
+			return;
+		}
+	}
+	/*
+	 * Removed: it matches no task any more, and nothing can name it; a
+	 * comment, which a write of the listing leaves out. Otherwise the
+	 * cgroup is outside the reader's namespace, or its path too long.
+	 */
+	kn = kernfs_find_and_get_node_by_id(cgrp_dfl_root.kf_root, id);
+	if (!kn) {
+		seq_printf(m, "# id:%llu (removed)\n", id);
+		return;
+	}
+	kernfs_put(kn);
+	seq_printf(m, "id:%llu\n", id);
+}
+
 static int trace_cgroup_show(struct seq_file *m, void *v)
 {
 	struct trace_cgroup_open *o = m->private;
 	struct trace_cgroup_set *set;
-	char *path;
 	unsigned int i;
+	char *path;
 
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!path)
@@ -507,32 +497,9 @@ static int trace_cgroup_show(struct seq_file *m, void *v)
 	 * Hold the set, not event_mutex, while its paths are formatted: each
 	 * takes the cgroup core's locks, and a list has up to 8192 entries.
 	 */
-	mutex_lock(&event_mutex);
-	set = cg_list(o->tr, o->list);
-	if (set)
-		refcount_inc(&set->ref);
-	mutex_unlock(&event_mutex);
-
-	for (i = 0; set && i < set->nr; i++) {
-		struct cgroup *cgrp = set->cgrps[i];
-		int len = cgroup_path_ns(cgrp, path, PATH_MAX,
-					 current->nsproxy->cgroup_ns);
-		bool removed = !(cgrp->self.flags & CSS_ONLINE);
-
-		/*
-		 * Removed: it stays listed and matches no task, but nothing
-		 * can name it any more, so it is shown as a comment, which a
-		 * write of the listing leaves out.
-		 */
-		if (removed)
-			seq_printf(m, "# id:%llu ", cgroup_id(cgrp));
-		/* Outside the reader's cgroup namespace, or too long. */
-		if (len < 0 || len >= PATH_MAX)
-			seq_printf(m, "id:%llu", cgroup_id(cgrp));
-		else
-			cg_show_path(m, path);
-		seq_puts(m, removed ? " (deleted)\n" : "\n");
-	}
+	set = cg_get_list(o->tr, o->list);
+	for (i = 0; set && i < set->nr; i++)
+		cg_show_id(m, set->ids[i], path);
 	cgset_put(set);
 	kfree(path);
 	return 0;

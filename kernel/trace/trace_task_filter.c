@@ -163,8 +163,8 @@ static void tf_decide_uncached(struct task_struct *task,
 			m->ev_rule[r] |= TF_SHARED;
 		m->fn |= TF_SHARED;
 	}
-	m->evcg = m->ev_rule[TF_EV_CG] | m->ev_rule[TF_EV_NOCG];
-	m->ev = m->evcg | m->ev_rule[TF_EV_PID] | m->ev_rule[TF_EV_NOPID];
+	m->ev = m->ev_rule[TF_EV_CG] | m->ev_rule[TF_EV_NOCG] |
+		m->ev_rule[TF_EV_PID] | m->ev_rule[TF_EV_NOPID];
 }
 
 /**

@@ -79,8 +79,7 @@ enum trace_task_ev_rule {
 
 /*
  * Verdict masks: bit N set means the instance in slot N rejects the task.
- * @ev: some event rule (pid or cgroup); @evcg: an event cgroup rule
- * (trace_marker follows only those); @fn: a function tracer rule;
+ * @ev: some event rule (pid or cgroup); @fn: a function tracer rule;
  * @ev_rule: each event rule alone, for sched_switch, which is dropped only
  * when one rule rejects both tasks.
  *
@@ -90,7 +89,6 @@ enum trace_task_ev_rule {
  */
 struct trace_task_masks {
 	unsigned long	ev;
-	unsigned long	evcg;
 	unsigned long	fn;
 	unsigned long	ev_rule[TF_EV_RULES];
 };
@@ -136,7 +134,6 @@ struct trace_task_filter {
 	int				slot;
 	/* BIT(slot) where a rule of the kind exists, else 0: the gates */
 	unsigned long			ev_bit;
-	unsigned long			evcg_bit;
 	unsigned long			fn_bit;
 	struct trace_cgroup_set __rcu	*cgroups[TRACE_CG_NR_LISTS];
 	struct list_head		shared_node;	/* RCU, event_mutex */
@@ -329,28 +326,12 @@ static __always_inline bool trace_task_rejects(struct trace_task_filter *f,
 }
 
 /**
- * trace_task_marker_ignored - the gate of trace_marker and trace_marker_raw
+ * trace_task_user_marker_ignored - the gate of the writers of markers:
+ *	user_markers records, trace_marker and trace_marker_raw
  * @f: the instance's context filter
  *
- * Markers are written by the current task and follow the cgroup rules of
- * set_event_cgroup and set_event_notrace_cgroup; the pid rules do not
- * apply to them.
- *
- * Return: true when the marker must not be recorded.
- */
-static __always_inline bool trace_task_marker_ignored(struct trace_task_filter *f)
-{
-	if (!static_branch_unlikely(&trace_task_filter_key) || !f)
-		return false;
-	return trace_task_rejects(f, this_cpu_read(trace_task_cpu.cur.evcg),
-				 READ_ONCE(f->evcg_bit), TF_REJ_EV_CGROUP);
-}
-
-/**
- * trace_task_user_marker_ignored - the gate of user_markers records
- * @f: the instance's context filter
- *
- * User markers are events of the writing task: every event rule applies.
+ * A marker is an event of the task that writes it: every event rule, pid
+ * and cgroup alike, applies.
  *
  * Return: true when the record must not be recorded.
  */
@@ -361,6 +342,12 @@ trace_task_user_marker_ignored(struct trace_task_filter *f)
 		return false;
 	return trace_task_rejects(f, this_cpu_read(trace_task_cpu.cur.ev),
 				 READ_ONCE(f->ev_bit), TF_REJ_EV);
+}
+
+/* trace_marker and trace_marker_raw: the same gate as user markers */
+static __always_inline bool trace_task_marker_ignored(struct trace_task_filter *f)
+{
+	return trace_task_user_marker_ignored(f);
 }
 
 /**

@@ -235,7 +235,6 @@ void trace_task_filter_update_locked(struct trace_array *tr)
 
 	WRITE_ONCE(f->rules, rules);
 	WRITE_ONCE(f->ev_bit, rules & TF_REJ_EV ? bit : 0);
-	WRITE_ONCE(f->evcg_bit, rules & TF_REJ_EV_CGROUP ? bit : 0);
 	WRITE_ONCE(f->fn_bit, rules & TF_REJ_FN ? bit : 0);
 	tf_set_files(tr);
 

@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/trace.h>
+#include <linux/version.h>
 #include <linux/uaccess.h>
 
 #include "trace.h"
@@ -225,20 +226,41 @@ static const struct file_operations um_prctl_fops = {
 	.llseek		= generic_file_llseek,
 };
 
-/* user_events_enabled: the page of trace_user_markers_instances.c */
-/* A mapping of the page must not write it: the file opens read-only. */
+/*
+ * user_events_enabled: the page of trace_user_markers_instances.c. An open
+ * file holds the page, not the instance, so that a mapping keeps no
+ * instance from being removed: the instance zeroes its word as it goes,
+ * and the page is freed with the last file or mapping that holds it.
+ */
 static int um_enabled_open(struct inode *inode, struct file *filp)
 {
+	struct trace_array *tr = inode->i_private;
+	struct page *page;
+	int ret;
+
+	/* A mapping of the page must not write it */
 	if (filp->f_mode & FMODE_WRITE)
 		return -EACCES;
-	return tracing_open_generic_tr(inode, filp);
+	ret = tracing_check_open_get_tr(tr);
+	if (ret)
+		return ret;
+	page = tr->user_markers->enabled_page;
+	get_page(page);
+	filp->private_data = page;
+	trace_array_put(tr);
+	return 0;
+}
+
+static int um_enabled_release(struct inode *inode, struct file *filp)
+{
+	put_page(filp->private_data);
+	return 0;
 }
 
 static ssize_t um_enabled_read(struct file *filp, char __user *ubuf,
 			       size_t cnt, loff_t *ppos)
 {
-	struct trace_array *tr = filp->private_data;
-	u32 word = READ_ONCE(*trace_um_enabled_word(tr->user_markers));
+	u32 word = READ_ONCE(*(u32 *)page_address(filp->private_data));
 	char buf[96];
 	int ev, len = 0;
 
@@ -251,22 +273,50 @@ static ssize_t um_enabled_read(struct file *filp, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
 }
 
-/* The page, read-only: one page at offset 0 */
+/*
+ * The page is given at each fault, not inserted once, so that a mapping
+ * finds it again after MADV_DONTNEED, mremap() or fork().
+ */
+static vm_fault_t um_enabled_fault(struct vm_fault *vmf)
+{
+	struct page *page = vmf->vma->vm_file->private_data;
+
+	if (vmf->pgoff)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct um_enabled_vm_ops = {
+	.fault		= um_enabled_fault,
+};
+
+/*
+ * The page, read-only for good: one page at offset 0. A writable private
+ * mapping is refused (EPERM) and a mapping can never become writable, as
+ * a private copy would silently stop following the word.
+ */
 static int um_enabled_mmap(struct file *filp, struct vm_area_struct *vma)
 {
-	struct trace_array *tr = filp->private_data;
-
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
-	return vm_insert_page(vma, vma->vm_start,
-			      tr->user_markers->enabled_page);
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, VM_DONTEXPAND, VM_MAYWRITE);
+#else
+	vma->vm_flags = (vma->vm_flags | VM_DONTEXPAND) & ~VM_MAYWRITE;
+#endif
+	vma->vm_ops = &um_enabled_vm_ops;
+	return 0;
 }
 
 static const struct file_operations um_enabled_fops = {
 	.open		= um_enabled_open,
 	.read		= um_enabled_read,
 	.mmap		= um_enabled_mmap,
-	.release	= um_release,
+	.release	= um_enabled_release,
 	.llseek		= generic_file_llseek,
 };
 
@@ -364,8 +414,8 @@ void trace_user_markers_destroy(struct trace_array *tr)
 
 	trace_um_state_free(um);
 	tr->user_markers = NULL;
-	/* A mapping holds the file, so no process maps the page any more */
-	__free_page(um->enabled_page);
+	/* Open files and mappings of user_events_enabled may hold it still */
+	put_page(um->enabled_page);
 	free_percpu(um->stats);
 	kfree(um);
 }

@@ -23,6 +23,8 @@
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -134,27 +136,33 @@ struct um_thread {
 
 /*
  * A token bucket: RATE records per second, BURST at most, one token being
- * NSEC_PER_SEC, refilled by the jiffies elapsed. Tokens are taken by
- * compare-and-exchange; refills take the raw lock (the exit probe takes
- * it with preemption disabled), which also orders them.
+ * NSEC_PER_SEC, refilled by the jiffies elapsed. Lock-free: tokens are
+ * taken and given back by compare-and-exchange, and the CPU that moves
+ * @last on (also by compare-and-exchange) credits the jiffies in between,
+ * once. A take that finds too few tokens writes nothing, so writers that
+ * an empty bucket refuses share its cache line read-only and never wait.
+ * @last is 64-bit (get_jiffies_64()): an idle bucket refills after any
+ * time, on 32-bit kernels too.
  */
 struct um_bucket {
-	raw_spinlock_t		lock;		/* refills, and @last */
 	atomic64_t		tokens;
-	unsigned long		last;		/* jiffies of the last refill */
+	atomic64_t		last;		/* jiffies_64 of the last refill */
 };
+
+/* um_group.pending: the group is gone, a drop counted now is not kept */
+#define UM_PENDING_DEAD		BIT_ULL(62)
 
 /*
  * Rate limit state of one thread group in one instance: its bucket, and
  * the records dropped by it or by the instance's total, not yet reported
- * (under bucket.lock).
+ * (UM_PENDING_DEAD once the group is gone).
  */
 struct um_group {
 	struct hlist_node	node;
 	struct rcu_head		rcu;
 	struct signal_struct	*sig;
 	struct um_bucket	bucket;
-	u64			pending;
+	atomic64_t		pending;
 };
 
 /* The limits a write applies: rate << 32 | burst, 0 for none */
@@ -234,8 +242,7 @@ struct um_group *trace_um_group_get(struct trace_user_markers *um,
 				    struct um_thread *th,
 				    const struct um_limits *lim);
 void trace_um_bucket_init(struct um_bucket *b, u64 limit);
-u32 trace_um_bucket_take_locked(struct um_bucket *b, u64 limit, u32 want);
-void trace_um_bucket_untake(struct um_bucket *b, u64 limit, u32 unused);
+u32 trace_um_bucket_take_slow(struct um_bucket *b, u64 limit, u32 want);
 u32 trace_um_take_end(struct trace_user_markers *um, struct um_group *g,
 		      u32 granted);
 void trace_um_untake(struct trace_user_markers *um, struct um_group *g,
@@ -247,10 +254,68 @@ void trace_um_pop(struct um_thread *th, struct trace_array *tr,
 void trace_um_state_free(struct trace_user_markers *um);
 
 /*
+ * um_take_tokens - add @add to the bucket, capped at @cap, then take up to
+ * @want whole tokens, by compare-and-exchange: takers and the refill lose
+ * no update of each other's. Nothing to add and nothing to take (a
+ * refusal) writes nothing.
+ */
+static inline u32 um_take_tokens(struct um_bucket *b, u64 cap, u64 add,
+				 u32 want)
+{
+	s64 old = atomic64_read(&b->tokens), new;
+	u32 granted;
+
+	do {
+		new = min_t(u64, cap, old + add);
+		granted = min_t(u64, want, div_u64(new, NSEC_PER_SEC));
+		new -= (u64)granted * NSEC_PER_SEC;
+		if (new == old)
+			break;
+	} while (!atomic64_try_cmpxchg(&b->tokens, &old, new));
+	return granted;
+}
+
+/*
+ * um_bucket_refill_take - refill @b by the jiffies since its last refill,
+ * capped at the burst, and take what it can of @want. The CPU whose
+ * compare-and-exchange moves @last from the value it read to now credits
+ * that interval; one that loses the race credits nothing, the winner has.
+ */
+static inline u32 um_bucket_refill_take(struct um_bucket *b, u64 limit,
+					u32 want)
+{
+	u64 rate = limit >> 32, cap = (limit & U32_MAX) * NSEC_PER_SEC;
+	s64 last = atomic64_read(&b->last);
+	u64 now = get_jiffies_64(), add = 0, elapsed;
+
+	if (time_after64(now, (u64)last) &&
+	    atomic64_try_cmpxchg(&b->last, &last, (s64)now)) {
+		elapsed = jiffies64_to_nsecs(now - (u64)last);
+		/* rate <= 10^7: the product cannot overflow below 900 s */
+		add = elapsed > 900ULL * NSEC_PER_SEC ? cap : elapsed * rate;
+	}
+	return um_take_tokens(b, cap, add, want);
+}
+
+/**
+ * trace_um_bucket_untake - give back tokens that were not used
+ * @b: the bucket
+ * @limit: rate << 32 | burst
+ * @unused: tokens to give back
+ */
+static inline void trace_um_bucket_untake(struct um_bucket *b, u64 limit,
+					  u32 unused)
+{
+	um_take_tokens(b, (limit & U32_MAX) * NSEC_PER_SEC,
+		       (u64)unused * NSEC_PER_SEC, 0);
+}
+
+/*
  * um_bucket_take - take up to @want tokens from @b (rate << 32 | burst
  * @limit). Within the jiffy of the last refill, with all @want tokens
  * there, that is one compare-and-exchange, inline; refills, partial
- * grants and a burst lowered below the tokens held take the lock.
+ * grants, refusals and a burst lowered below the tokens held call
+ * trace_um_bucket_take_slow(), which takes no lock either.
  */
 static __always_inline u32 um_bucket_take(struct um_bucket *b, u64 limit,
 					  u32 want)
@@ -258,11 +323,12 @@ static __always_inline u32 um_bucket_take(struct um_bucket *b, u64 limit,
 	s64 old = atomic64_read(&b->tokens), need = (s64)want * NSEC_PER_SEC;
 	s64 cap = (s64)(limit & U32_MAX) * NSEC_PER_SEC;
 
-	if (likely(!time_after(jiffies, READ_ONCE(b->last)) &&
+	if (likely(!time_after64(get_jiffies_64(),
+				 (u64)atomic64_read(&b->last)) &&
 		   old >= need && old <= cap) &&
 	    atomic64_try_cmpxchg(&b->tokens, &old, old - need))
 		return want;
-	return trace_um_bucket_take_locked(b, limit, want);
+	return trace_um_bucket_take_slow(b, limit, want);
 }
 
 /**
@@ -294,7 +360,7 @@ static __always_inline u32 trace_um_take(struct trace_user_markers *um,
 			trace_um_bucket_untake(&g->bucket, lim->group, n - t);
 		n = t;
 	}
-	if (unlikely(!n || READ_ONCE(g->pending)))
+	if (unlikely(!n || atomic64_read(&g->pending)))
 		return trace_um_take_end(um, g, n);
 	return n;
 }

@@ -51,7 +51,8 @@ static __always_inline bool um_any_on(struct trace_user_markers *um)
  * half of them is enabled, and for as long as the thread has spans open.
  */
 static void um_span(struct trace_user_markers *um, struct um_ctx *c,
-		    const struct um_rec *r, struct um_out *o)
+		    const struct um_rec *r, struct um_out *o,
+		    const struct um_limits *lim)
 {
 	bool followed = um_on(um->file[UM_BEGIN]) || um_on(um->file[UM_END]);
 
@@ -69,8 +70,16 @@ static void um_span(struct trace_user_markers *um, struct um_ctx *c,
 		 * ones it rejects cannot make it hold memory. A span begun
 		 * while rejected is not tracked; its end comes unmatched.
 		 */
-		if (!c->th && !trace_task_user_marker_ignored(um->tr->task_filter))
+		if (!c->th && !trace_task_user_marker_ignored(um->tr->task_filter)) {
 			c->th = trace_um_thread_get(um);
+			/*
+			 * With its group's rate limit state, which the ends
+			 * the kernel writes at its exit or exec take tokens
+			 * from (without memory, from the total alone).
+			 */
+			if (c->th && !c->th->group && (lim->group || lim->total))
+				trace_um_group_get(um, c->th, lim);
+		}
 		if (!c->th)
 			return;
 		/* With no memory the span is not tracked. */
@@ -95,7 +104,7 @@ static __always_inline void um_record(struct trace_user_markers *um,
 	};
 
 	if (r->event == UM_BEGIN || r->event == UM_END)
-		um_span(um, c, r, &o);
+		um_span(um, c, r, &o, lim);
 
 	if (!um_on(file)) {
 		c->disabled += c->target;

@@ -84,6 +84,8 @@ void trace_um_instance_del(struct trace_user_markers *um)
 	mutex_lock(&trace_um_instances_lock);
 	list_del_rcu(&um->list);
 	um_enabled_update();
+	/* Mappings outlive the instance: nothing of it is enabled any more */
+	WRITE_ONCE(*trace_um_enabled_word(um), 0);
 	mutex_unlock(&trace_um_instances_lock);
 	synchronize_srcu(&trace_um_srcu);
 }

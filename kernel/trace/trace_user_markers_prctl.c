@@ -5,6 +5,7 @@
  * options/user_events_prctl.
  */
 #include <linux/capability.h>
+#include <linux/compat.h>
 #include <linux/prctl.h>
 #include <linux/trace_user_markers.h>
 #include <linux/uaccess.h>
@@ -24,7 +25,8 @@ static const u8 um_prctl_kinds[] = {
  * trace_user_marker_prctl - emit one marker record from prctl()
  * @kind: PR_TRACE_MARKER_BEGIN, _END, _COUNTER or _INSTANT
  * @uname: user pointer to the NUL-terminated name (may be 0 for an end)
- * @value: the counter's value; must be 0 for the other kinds
+ * @value: the counter's value, a signed long of the caller (32-bit for a
+ *	compat caller); must be 0 for the other kinds
  * @arg5: must be 0
  *
  * The record reaches the instances that set options/user_events_prctl.
@@ -37,9 +39,19 @@ int trace_user_marker_prctl(unsigned long kind, unsigned long uname,
 			    unsigned long value, unsigned long arg5)
 {
 	char name[UM_NAME_MAX + 2];
-	struct um_rec r = { .value = (s64)value };
+	struct um_rec r = { };
 	long len;
 	int ret;
+
+	/*
+	 * The caller passed a long: sign-extend it from the caller's width.
+	 * A compat task's argument arrives zero-extended from 32 bits, and
+	 * on a 32-bit kernel unsigned long is 32 bits: -5 must stay -5.
+	 */
+	if (in_compat_syscall())
+		r.value = (s32)value;
+	else
+		r.value = (long)value;
 
 	if (arg5)
 		return -EINVAL;

@@ -4,13 +4,20 @@
  * group's rate limit, per instance, and what happens to them at exit.
  *
  * Lookups are RCU hash walks; inserts and removals take the instance's
- * raw lock. A group's rate limit takes its own raw lock to refill and to
- * move its drops; taking tokens between refills takes none. The exit
- * probe takes both locks with preemption disabled, so neither may sleep,
- * on PREEMPT_RT either.
+ * raw lock, which the exit and exec probes take with preemption disabled,
+ * so it may not sleep, on PREEMPT_RT either. Rate limits take no lock:
+ * their buckets and each group's count of drops not yet reported are
+ * atomics.
+ *
+ * The spans a thread still has open when it exits or executes another
+ * program are ended by the kernel (the "exited" flag) under the same rate
+ * limits as the records a thread writes: what the instance records stays
+ * within its limits' budget, and what they drop is reported by a lost
+ * event.
  */
 #include <linux/hash.h>
 #include <linux/jiffies.h>
+#include <linux/mutex.h>
 #include <linux/sched/cputime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -23,6 +30,8 @@
 
 /* Thread and group states alive: the exit probe's fast way out. */
 static atomic_t trace_um_nr_states = ATOMIC_INIT(0);
+
+static void um_exec_register(void);
 
 /**
  * trace_um_thread_find - a thread's span state in an instance
@@ -62,6 +71,8 @@ struct um_thread *trace_um_thread_get(struct trace_user_markers *um)
 
 	if (th)
 		return th;
+	/* Before the first span state exists, and before its write returns */
+	um_exec_register();
 	th = kzalloc_obj(*th, GFP_KERNEL_ACCOUNT);
 	if (!th)
 		return NULL;
@@ -99,9 +110,8 @@ static struct um_group *um_group_find(struct trace_user_markers *um,
  */
 void trace_um_bucket_init(struct um_bucket *b, u64 limit)
 {
-	raw_spin_lock_init(&b->lock);
 	atomic64_set(&b->tokens, (limit & U32_MAX) * NSEC_PER_SEC);
-	b->last = jiffies;
+	atomic64_set(&b->last, get_jiffies_64());
 }
 
 /**
@@ -154,80 +164,69 @@ found:
 	return g;
 }
 
-/*
- * um_take_tokens - add @add to the bucket, capped at @cap, then take up to
- * @want whole tokens. A compare-and-exchange, so that takers outside the
- * lock and the one refilling under it lose no update of each other's.
- */
-static u32 um_take_tokens(struct um_bucket *b, u64 cap, u64 add, u32 want)
-{
-	s64 old = atomic64_read(&b->tokens), new;
-	u32 granted;
-
-	do {
-		new = min_t(u64, cap, old + add);
-		granted = min_t(u64, want, div_u64(new, NSEC_PER_SEC));
-		new -= (u64)granted * NSEC_PER_SEC;
-	} while (!atomic64_try_cmpxchg(&b->tokens, &old, new));
-	return granted;
-}
-
 /**
- * trace_um_bucket_take_locked - um_bucket_take() when its fast path cannot
+ * trace_um_bucket_take_slow - um_bucket_take() when its fast path cannot
  * @b: the bucket
  * @limit: rate << 32 | burst
  * @want: tokens wanted
  *
- * Refills the bucket by the jiffies elapsed (the jiffy of the last refill
- * is written only under the lock), caps it at the burst, and takes what
- * it can of @want.
+ * Refills the bucket by the jiffies elapsed, caps it at the burst, and
+ * takes what it can of @want, all by compare-and-exchange
+ * (um_bucket_refill_take()): a writer never waits, and one refused
+ * writes nothing that the others share.
  *
  * Return: the tokens given, at most @want.
  */
-u32 trace_um_bucket_take_locked(struct um_bucket *b, u64 limit, u32 want)
+u32 trace_um_bucket_take_slow(struct um_bucket *b, u64 limit, u32 want)
 {
-	u64 rate = limit >> 32, cap = (limit & U32_MAX) * NSEC_PER_SEC;
-	unsigned long now = jiffies, flags;
-	u64 elapsed;
-	u32 granted;
-
-	raw_spin_lock_irqsave(&b->lock, flags);
-	elapsed = time_after(now, b->last) ? jiffies_to_nsecs(now - b->last) : 0;
-	if (elapsed)
-		WRITE_ONCE(b->last, now);
-	/* rate <= 10^7: the product cannot overflow below 900 s */
-	granted = um_take_tokens(b, cap, elapsed > 900 * NSEC_PER_SEC ?
-				 cap : elapsed * rate, want);
-	raw_spin_unlock_irqrestore(&b->lock, flags);
-	return granted;
-}
-
-/**
- * trace_um_bucket_untake - give back tokens that were not used
- * @b: the bucket
- * @limit: rate << 32 | burst
- * @unused: tokens to give back
- */
-void trace_um_bucket_untake(struct um_bucket *b, u64 limit, u32 unused)
-{
-	um_take_tokens(b, (limit & U32_MAX) * NSEC_PER_SEC,
-		       (u64)unused * NSEC_PER_SEC, 0);
+	return um_bucket_refill_take(b, limit, want);
 }
 
 /*
- * um_report_lost - report a group's drops with a lost event; drops that
- * no lost event took stay pending for the next report.
+ * um_pending_take - take a group's drops not yet reported, to report
+ * them: none when the group is gone (its exit reported them). A fully
+ * ordered exchange: the drops' counts in rate_limited, made before they
+ * were added to @g->pending (with release), are visible to whoever then
+ * counts their report.
+ */
+static u64 um_pending_take(struct um_group *g)
+{
+	s64 old = atomic64_read(&g->pending);
+
+	do {
+		if (!old || (old & UM_PENDING_DEAD))
+			return 0;
+	} while (!atomic64_try_cmpxchg(&g->pending, &old, 0));
+	return old;
+}
+
+/*
+ * um_report_lost - report drops with a lost event; drops that no lost
+ * event took go back to the group's pending ones for the next report
+ * (@g NULL, or the group gone: they stay counted in lost_pending).
  */
 static void um_report_lost(struct trace_user_markers *um, struct um_group *g,
 			   u64 lost)
 {
-	unsigned long flags;
-
-	if (trace_um_emit_lost(um, lost))
+	if (trace_um_emit_lost(um, lost) || !g)
 		return;
-	raw_spin_lock_irqsave(&g->bucket.lock, flags);
-	WRITE_ONCE(g->pending, g->pending + lost);
-	raw_spin_unlock_irqrestore(&g->bucket.lock, flags);
+	atomic64_add(lost, &g->pending);
+}
+
+/*
+ * um_count_drop - a record the rate limits refused: counted as
+ * rate_limited, then as pending with release, so that user_events_stats,
+ * which reads the reports before the drops, never sees a report before
+ * its drop. A drop of a group that is gone is reported at once: nobody
+ * would report it later.
+ */
+static void um_count_drop(struct trace_user_markers *um, struct um_group *g,
+			  u32 n)
+{
+	this_cpu_add(um->stats->rate_limited, n);
+	if (!g ||
+	    atomic64_fetch_add_release(n, &g->pending) & UM_PENDING_DEAD)
+		um_report_lost(um, NULL, n);
 }
 
 /**
@@ -237,28 +236,23 @@ static void um_report_lost(struct trace_user_markers *um, struct um_group *g,
  * @granted: the tokens the take got
  *
  * With no token, the record that asked is dropped: it is counted as
- * rate_limited and as pending under the lock that the report takes, so
- * that user_events_stats never sees a report before its drop. With
- * tokens, the group's drops not yet reported are reported by a lost
- * event, before the record that asked.
+ * rate_limited and as pending (um_count_drop()). With tokens, the group's
+ * drops not yet reported are reported by a lost event, before the record
+ * that asked. No lock: a flood of refused records from every CPU makes
+ * no writer wait.
  *
  * Return: @granted.
  */
 u32 trace_um_take_end(struct trace_user_markers *um, struct um_group *g,
 		      u32 granted)
 {
-	unsigned long flags;
-	u64 lost = 0;
+	u64 lost;
 
-	raw_spin_lock_irqsave(&g->bucket.lock, flags);
-	if (granted) {
-		lost = g->pending;
-		WRITE_ONCE(g->pending, 0);
-	} else {
-		WRITE_ONCE(g->pending, g->pending + 1);
-		this_cpu_inc(um->stats->rate_limited);
+	if (!granted) {
+		um_count_drop(um, g, 1);
+		return 0;
 	}
-	raw_spin_unlock_irqrestore(&g->bucket.lock, flags);
+	lost = um_pending_take(g);
 	if (lost)
 		um_report_lost(um, g, lost);
 	return granted;
@@ -329,6 +323,9 @@ void trace_um_pop(struct um_thread *th, struct trace_array *tr,
 		th->deep--;
 		o->depth = th->depth + th->deep;
 		o->flags = UM_END_UNTRACKED;
+		/* The name was not tracked: an E's own name is not it */
+		o->name = "";
+		o->name_len = 0;
 		return;
 	}
 	if (!th || !th->depth) {
@@ -359,33 +356,86 @@ void trace_um_pop(struct um_thread *th, struct trace_array *tr,
 	th->arena_used = sp->name_off;
 }
 
-static void um_thread_exit(struct trace_user_markers *um,
-			   struct task_struct *task)
+/*
+ * um_end_take - tokens for @want spans ended by the kernel, at once, from
+ * @g or, for a thread whose group has no state (or no longer has it),
+ * from the total alone with at most a new group's burst. Each of the
+ * @want that gets none is counted and reported as a write's refused
+ * record is (without a group: at once).
+ */
+static u32 um_end_take(struct trace_user_markers *um, struct um_group *g,
+		       const struct um_limits *lim, u32 want)
 {
-	struct um_thread *th = trace_um_thread_find(um, task);
+	u32 n = want, counted = 0;
+
+	if (g) {
+		n = trace_um_take(um, g, lim, want);
+		/* With no token it counted the first drop itself */
+		counted = !n;
+	} else {
+		if (lim->group)
+			n = min_t(u32, n, lim->group & U32_MAX);
+		if (n && lim->total)
+			n = um_bucket_take(&um->total, lim->total, n);
+	}
+	if (want - n > counted)
+		um_count_drop(um, g, want - n - counted);
+	return n;
+}
+
+/*
+ * um_thread_end - the thread that @th belongs to exits or executes a new
+ * program: end its open spans (the "exited" flag) and free its state.
+ * Bounded: one event for all untracked spans, one per tracked span. The
+ * ends take rate tokens as the records a thread writes do, and count as
+ * rate_limited, reported by a lost event, when they get none.
+ *
+ * Context: the exit or exec tracepoint of @task, preemption disabled: the
+ * group found stays valid to the end (its state is freed after an RCU
+ * grace period).
+ */
+static void um_thread_end(struct trace_user_markers *um, struct um_thread *th,
+			  struct task_struct *task)
+{
 	struct trace_event_file *file = um->file[UM_END];
+	struct um_limits lim = {
+		.group = READ_ONCE(um->limits.group),
+		.total = READ_ONCE(um->limits.total),
+	};
 	struct um_out o = { .name = "" };
+	struct um_group *g = NULL;
 	unsigned long flags;
+	u32 left, tokens;
 	bool on;
 
-	if (!th)
-		return;
 	on = (READ_ONCE(file->flags) & EVENT_FILE_FL_ENABLED) &&
 	     !trace_task_user_marker_ignored(um->tr->task_filter) &&
 	     !trace_trigger_soft_disabled(file);
-	/* Bounded: one event for all untracked spans, one per tracked span */
-	if (th->deep && on) {
-		o.depth = th->depth;
-		o.flags = UM_END_EXITED | UM_END_UNTRACKED;
-		trace_um_emit(um, UM_END, &o);
+	left = on ? th->depth + !!th->deep : 0;
+	tokens = left;
+	if (left && (lim.group || lim.total)) {
+		/* Not th->group: a sibling's exit may have freed it */
+		g = um_group_find(um, task->signal);
+		/* The innermost get the tokens, as a write's first records */
+		tokens = um_end_take(um, g, &lim, left);
 	}
-	th->deep = 0;
-	while (th->depth && on) {
-		struct um_rec r = { .event = UM_END };
 
-		trace_um_pop(th, um->tr, &r, &o);
-		o.flags = UM_END_EXITED;
-		trace_um_emit(um, UM_END, &o);
+	for (; left; left--) {
+		if (th->deep) {
+			o.depth = th->depth;
+			o.flags = UM_END_EXITED | UM_END_UNTRACKED;
+			th->deep = 0;
+		} else {
+			struct um_rec r = { .event = UM_END };
+
+			trace_um_pop(th, um->tr, &r, &o);
+			o.flags = UM_END_EXITED;
+		}
+		/* Without a token: counted as rate_limited by um_end_take() */
+		if (tokens) {
+			tokens--;
+			trace_um_emit(um, UM_END, &o);
+		}
 	}
 
 	raw_spin_lock_irqsave(&um->lock, flags);
@@ -396,13 +446,22 @@ static void um_thread_exit(struct trace_user_markers *um,
 	atomic_dec(&trace_um_nr_states);
 }
 
+static void um_thread_exit(struct trace_user_markers *um,
+			   struct task_struct *task)
+{
+	struct um_thread *th = trace_um_thread_find(um, task);
+
+	if (th)
+		um_thread_end(um, th, task);
+}
+
 static void um_group_exit(struct trace_user_markers *um,
 			  struct signal_struct *sig)
 {
 	struct um_group *g = um_group_find(um, sig);
 	unsigned long flags;
 	bool mine = false;
-	u64 lost;
+	s64 lost;
 
 	if (!g)
 		return;
@@ -416,14 +475,13 @@ static void um_group_exit(struct trace_user_markers *um,
 	if (!mine)
 		return;
 
-	raw_spin_lock_irqsave(&g->bucket.lock, flags);
-	lost = g->pending;
-	WRITE_ONCE(g->pending, 0);
-	raw_spin_unlock_irqrestore(&g->bucket.lock, flags);
 	/*
-	 * Report what is pending. If that fails, the drops stay counted in
+	 * Report what is pending, and mark the group gone: a drop counted
+	 * after this (an exiting sibling's ends) is reported by its own
+	 * thread. If the report fails, the drops stay counted in
 	 * rate_limited and are never reported: lost_pending keeps them.
 	 */
+	lost = atomic64_xchg(&g->pending, UM_PENDING_DEAD);
 	if (lost)
 		trace_um_emit_lost(um, lost);
 	kfree_rcu(g, rcu);
@@ -454,6 +512,56 @@ static void um_exit_probe(void *data, struct task_struct *task)
 			um_group_exit(um, task->signal);
 	}
 	srcu_read_unlock(&trace_um_srcu, idx);
+}
+
+/*
+ * A thread executes a new program: its spans belong to the old one, which
+ * is gone (user_marker.h starts again from nothing in the new one). End
+ * them as exit does, and free the thread's state in every instance; its
+ * group's rate limit state stays, the thread group does.
+ */
+static void um_exec_probe(void *data, struct task_struct *task, pid_t old_pid,
+			  struct linux_binprm *bprm)
+{
+	struct trace_user_markers *um;
+	struct um_thread *th;
+	int idx;
+
+	if (!atomic_read(&trace_um_nr_states))
+		return;
+	idx = srcu_read_lock(&trace_um_srcu);
+	list_for_each_entry_srcu(um, &trace_um_instances, list,
+				 srcu_read_lock_held(&trace_um_srcu)) {
+		th = trace_um_thread_find(um, task);
+		if (th)
+			um_thread_end(um, th, task);
+	}
+	srcu_read_unlock(&trace_um_srcu, idx);
+}
+
+/*
+ * The exec probe is registered when the first span state is made, so
+ * that exec costs nothing (the tracepoint's static key stays off) on a
+ * kernel where no thread ever opened a span; it then stays. A thread
+ * registers it before its own first state exists: it cannot execute with
+ * spans open and the probe missing.
+ */
+static DEFINE_MUTEX(um_exec_lock);
+static bool um_exec_on;
+
+static void um_exec_register(void)
+{
+	/* Pairs with the release below: a probe seen on is registered */
+	if (likely(smp_load_acquire(&um_exec_on)))
+		return;
+	mutex_lock(&um_exec_lock);
+	if (!um_exec_on &&
+	    !WARN_ON_ONCE(register_trace_sched_process_exec(um_exec_probe,
+							    NULL))) {
+		/* After the registration: who sees the flag skips the mutex */
+		smp_store_release(&um_exec_on, true);
+	}
+	mutex_unlock(&um_exec_lock);
 }
 
 static int __init um_state_init(void)

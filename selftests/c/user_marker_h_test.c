@@ -26,6 +26,8 @@
 
 #include "kselftest_harness.h"
 #include "cgt_util.h"
+/* the one file of the program that holds user_marker.h's state */
+#define USER_MARKER_IMPLEMENTATION
 #include "user_marker.h"
 
 #define TRACE_BUF	(1 << 20)

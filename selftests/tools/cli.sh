@@ -53,6 +53,23 @@ MANWIDTH=80 man -l "$work/inst/usr/share/man/man1/cgtrace-record.1" 2>/dev/null 
 	grep -q "^ *cgtrace-record - record the tasks of cgroups into a trace.dat" ||
 	fail "man cgtrace-record does not render"
 pass "make install: the tool, header, plugin, completion and 7 man pages"
+
+# the user's CFLAGS replace only the optimisation, not what the build
+# needs: every compile and the link keep the libraries' flags (make -n,
+# as the whole build under TCG takes minutes), and a file that includes
+# tracefs.h compiles
+make -n -C "$src" OUTPUT="$work/o0/" CFLAGS="-O0 -g" "$work/o0/cgtrace" >"$work/o0.n" 2>&1 ||
+	{ tail -5 "$work/o0.n"; fail "make -n CFLAGS='-O0 -g' failed"; }
+cflags=$(pkg-config --cflags libtracefs) libs=$(pkg-config --libs libtracefs)
+n=$(grep -c -- ' -c -o ' "$work/o0.n")
+[ "$n" -ge 20 ] || { cat "$work/o0.n"; fail "make -n CFLAGS='-O0 -g' compiles $n files"; }
+[ "$(grep -- ' -c -o ' "$work/o0.n" | grep -F -- "-O0 -g" | grep -cF -- "$cflags")" = "$n" ] ||
+	{ grep -- ' -c -o ' "$work/o0.n" | head -2; fail "make CFLAGS='-O0 -g': not every compile has -O0 -g and $cflags"; }
+grep -F -- "-o $work/o0/cgtrace " "$work/o0.n" | grep -F -- "$libs" | grep -qF -- "-O0 -g" ||
+	fail "make CFLAGS='-O0 -g': the link lacks -O0 -g or $libs"
+make -s -C "$src" OUTPUT="$work/o0/" CFLAGS="-O0 -g" "$work/o0/obj/buffer_stats.o" >"$work/o0.out" 2>&1 ||
+	{ tail -5 "$work/o0.out"; fail "make CFLAGS='-O0 -g' cannot compile buffer_stats.c (tracefs.h)"; }
+pass "make CFLAGS=-O0 keeps the libraries' flags in all $n compiles and the link, and compiles"
 "$CGTRACE" help >"$work/help" && grep -q '^  record  record the tasks of cgroups' "$work/help" ||
 	fail "cgtrace help does not list the commands"
 expect 129 "unknown command 'show': it is \"cgtrace stat\" \(as trace-cmd stat\)" "$CGTRACE" show
@@ -126,4 +143,25 @@ grep -q "sched_process_exec: .*filename=/usr/bin/id\|filename=/bin/id" <(report 
 	fail "--user: the command's exec of id is not in the trace"
 expect 129 "--user: no user named cgt-nobody-here" "$CGTRACE" run --user cgt-nobody-here -- true
 pass "--user runs the command as that user, in the traced cgroup"
+
+# record without -G or -P records every task, and says so; with one it
+# does not say it; -q keeps the note back
+loop_in_cgroup cgt-cli-other otherbin
+"$CGTRACE" record -e sched:sched_process_exec -o "$work/all.dat" -- \
+	"$work/wait-ticks" "$work/otherbin.ticks" 2 2>"$work/all.err" ||
+	{ cat "$work/all.err"; fail "record without -G or -P exited with $?"; }
+grep -q '^cgtrace: note: no -G or -P: recording every task (-G CGROUP or -P PID records only those)$' "$work/all.err" ||
+	{ cat "$work/all.err"; fail "record without -G or -P does not say that it records every task"; }
+grep -q "sched_process_exec: .*filename=$work/otherbin" <(report "$work/all.dat") ||
+	fail "record without -G or -P: the exec of a task in another cgroup is not in the trace"
+"$CGTRACE" record -X /cgt-cli-other -e sched:sched_process_exec -o "$work/all.dat" -- true 2>"$work/all.err" ||
+	fail "record -X exited with $?"
+grep -q '^cgtrace: note: no -G or -P: recording every task but those of the -X cgroups' "$work/all.err" ||
+	{ cat "$work/all.err"; fail "record with only -X does not say what it records"; }
+for opts in "-G /cgt-cli-other" "-q"; do
+	"$CGTRACE" record $opts -e sched:sched_process_exec -o "$work/all.dat" -- true 2>"$work/all.err" ||
+		fail "record $opts exited with $?"
+	grep -q 'recording every task' "$work/all.err" && fail "record $opts says it records every task"
+done
+pass "record without -G or -P says it records every task (another cgroup's exec is in the trace); with -G or -q it does not"
 exit 0

@@ -23,14 +23,17 @@ pass "a missing cgroup is named, nothing is left behind"
 fake=$work/tracefs
 mkdir -p $fake/instances $fake/events
 touch $fake/set_event_pid $fake/trace
-expect 125 'this kernel has no set_event_cgroup: it was built without CONFIG_TRACE_CGROUP_FILTER' \
-	env CGTRACE_TRACEFS=$fake "$CGTRACE" record -q -G / -o "$work/x.dat" -- true
-expect 125 'this kernel has no set_event_cgroup: it was built without CONFIG_TRACE_CGROUP_FILTER' \
-	env CGTRACE_TRACEFS=$fake "$CGTRACE" run -q -- true
+nokernel="this kernel, $(uname -r) \(uname -r\), has no set_event_cgroup: it was built without CONFIG_TRACE_CGROUP_FILTER"
+expect 125 "$nokernel" env CGTRACE_TRACEFS=$fake "$CGTRACE" record -q -G / -o "$work/x.dat" -- true
+grep -q 'package linux-image-\*-cgtrace, built by "make deb"' "$work/out" ||
+	{ cat "$work/out"; fail "a kernel without the cgroup files: no word of the package to install"; }
+expect 125 "$nokernel" env CGTRACE_TRACEFS=$fake "$CGTRACE" run -q -- true
+grep -q '(README.md, Install; docs/packaging.md)' "$work/out" ||
+	{ cat "$work/out"; fail "a kernel without the cgroup files: no pointer to README's Install"; }
 [ -z "$(ls $fake/instances)" ] || fail "an instance was left in the fake tracefs"
 CGTRACE_TRACEFS=$fake "$CGTRACE" stat >"$work/out" || fail "stat on the fake tracefs failed"
 grep -qE '^set_event_cgroup +\(not in this kernel\)' "$work/out" || fail "stat of a missing file"
-pass "a kernel without the cgroup files is named with its config option"
+pass "a kernel without the cgroup files: the running kernel, its missing option and the package to install"
 
 expect 125 'trace-cmd is not installed or not in PATH: install it \(apt install trace-cmd\), or name it with CGTRACE_TRACE_CMD=PATH' \
 	env PATH=/nonexistent "$CGTRACE" run -q -- true

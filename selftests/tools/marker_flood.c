@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* the one file of the program that holds user_marker.h's state */
+#define USER_MARKER_IMPLEMENTATION
 #include "user_marker.h"
 
 static double seconds;

@@ -24,16 +24,17 @@ mkdir $T/instances/cgt_rec || fail "cannot make an instance"
 trap 'rmdir $T/instances/cgt_rec 2>/dev/null; cleanup' EXIT
 # what the instance held before: cgtrace must give it back
 i=$T/instances/cgt_rec
+# (the patched kernel has all three files: a missing one fails)
 echo /cgt-b >$i/set_event_cgroup
-[ -e $i/set_ftrace_cgroup ] && echo /cgt-b >$i/set_ftrace_cgroup
-[ -e $i/options/user_events_prctl ] && echo 0 >$i/options/user_events_prctl
+echo /cgt-b >$i/set_ftrace_cgroup || fail "cannot write the instance's set_ftrace_cgroup"
+echo 0 >$i/options/user_events_prctl || fail "cannot write the instance's options/user_events_prctl"
 "$CGTRACE" record -q -G /cgt-a -X /cgt-a/sub -B cgt_rec -o "$work/a.dat" \
 	-e sched:sched_process_exec -b 600 -- \
 	sh -c "$work/outsidesleep 2; cat $T/instances/cgt_rec/set_event_cgroup >$work/seen
 		cat $T/instances/cgt_rec/set_event_notrace_cgroup >>$work/seen
 		cat $T/instances/cgt_rec/buffer_size_kb >$work/bufsize
-		cat $T/instances/cgt_rec/set_ftrace_cgroup >$work/seen_ftrace 2>/dev/null
-		cat $T/instances/cgt_rec/options/user_events_prctl >$work/seen_prctl 2>/dev/null"
+		cat $T/instances/cgt_rec/set_ftrace_cgroup >$work/seen_ftrace
+		cat $T/instances/cgt_rec/options/user_events_prctl >$work/seen_prctl"
 rc=$?
 [ "$rc" = 0 ] || fail "cgtrace record exited with $rc"
 # set_event_cgroup also lists the cgroup of cgtrace's note writer
@@ -71,15 +72,11 @@ pass "only /cgt-a recorded, without its -X sub cgroup ($counts)"
 [ "$(cat $i/set_event_cgroup)" = /cgt-b ] ||
 	fail "set_event_cgroup is '$(cat $i/set_event_cgroup)' after the recording, want /cgt-b back"
 [ -z "$(cat $i/set_event_notrace_cgroup)" ] || fail "set_event_notrace_cgroup left set"
-if [ -e $i/set_ftrace_cgroup ]; then
-	[ "$(cat "$work/seen_ftrace")" = /cgt-b ] ||
-		fail "set_ftrace_cgroup changed while recording without a function tracer"
-	[ "$(cat $i/set_ftrace_cgroup)" = /cgt-b ] || fail "set_ftrace_cgroup changed"
-fi
-if [ -e $i/options/user_events_prctl ]; then
-	[ "$(cat "$work/seen_prctl")" = 1 ] || fail "user_events_prctl was not on while recording"
-	[ "$(cat $i/options/user_events_prctl)" = 0 ] || fail "user_events_prctl left on"
-fi
+[ "$(cat "$work/seen_ftrace")" = /cgt-b ] ||
+	fail "set_ftrace_cgroup was '$(cat "$work/seen_ftrace")' while recording without a function tracer, want /cgt-b untouched"
+[ "$(cat $i/set_ftrace_cgroup)" = /cgt-b ] || fail "set_ftrace_cgroup changed: '$(cat $i/set_ftrace_cgroup)'"
+[ "$(cat "$work/seen_prctl")" = 1 ] || fail "user_events_prctl was '$(cat "$work/seen_prctl")' while recording, want 1"
+[ "$(cat $i/options/user_events_prctl)" = 0 ] || fail "user_events_prctl left '$(cat $i/options/user_events_prctl)'"
 ls -d $CG/cgtrace-meta-* 2>/dev/null && fail "the notes writer's cgroup was left behind"
 ls -d $T/instances/cgtrace-* 2>/dev/null && fail "an instance cgtrace-PID was made, though -B names one"
 pass "an existing instance is kept, what cgtrace wrote restored, the rest untouched"

@@ -30,7 +30,7 @@ no_leftovers "a run from a read-only directory"
 pass "from a read-only directory: COMMAND runs there, the trace ($n events, as trace-cmd reads it) is written"
 
 # -o in a directory it cannot write: said before anything is made
-expect 125 "cannot write beside $work/ro/b.dat \(Read-only file system\): give -o a file in a directory you can write" \
+expect 125 "cannot make $work/ro/b.dat \(Read-only file system\): give -o a file in a directory you can write" \
 	"$CGTRACE" run -o "$work/ro/b.dat" -- true
 no_leftovers "-o in a read-only directory"
 pass "an output directory it cannot write is named before anything is made"

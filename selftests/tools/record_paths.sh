@@ -66,10 +66,11 @@ pass "-p function sets set_ftrace_cgroup; $(wc -l <"$work/fn.txt") functions, al
 old_cg=$(cat $T/set_event_cgroup)
 echo /cgt-p2 >$T/set_event_notrace_cgroup
 echo /cgt-p2 >$T/set_event_cgroup
-[ -e $T/options/user_events_prctl ] && echo 0 >$T/options/user_events_prctl
+echo 0 >$T/options/user_events_prctl || fail "cannot write the top level's options/user_events_prctl"
 trap 'echo >$T/set_event_cgroup; echo >$T/set_event_notrace_cgroup; cleanup' EXIT
 "$CGTRACE" record -B top -G /cgt-p1 -e sched:sched_process_exec -o "$work/top.dat" -- \
-	sh -c "sleep 1.5; cat $T/set_event_cgroup $T/set_event_notrace_cgroup >$work/tseen" \
+	sh -c "sleep 1.5; cat $T/set_event_cgroup $T/set_event_notrace_cgroup >$work/tseen
+		cat $T/options/user_events_prctl >$work/pseen" \
 	2>"$work/top.err" || { cat "$work/top.err"; fail "record -B top exited with $?"; }
 tseen=$(tr '\n' ' ' <"$work/tseen")
 [[ "$tseen" =~ ^/cgt-p1\ /cgtrace-meta-[0-9]+\ /cgt-p2\ $ ]] ||
@@ -78,9 +79,8 @@ grep -q 'note: top keeps its set_event_notrace_cgroup: /cgt-p2' "$work/top.err" 
 	{ cat "$work/top.err"; fail "-B top: no note that set_event_notrace_cgroup stays"; }
 [ "$(cat $T/set_event_cgroup)" = /cgt-p2 ] || fail "-B top: set_event_cgroup not restored"
 [ "$(cat $T/set_event_notrace_cgroup)" = /cgt-p2 ] || fail "-B top: set_event_notrace_cgroup changed"
-if [ -e $T/options/user_events_prctl ]; then
-	[ "$(cat $T/options/user_events_prctl)" = 0 ] || fail "-B top: user_events_prctl left on"
-fi
+[ "$(cat "$work/pseen")" = 1 ] || fail "-B top: user_events_prctl was '$(cat "$work/pseen")' while recording, want 1"
+[ "$(cat $T/options/user_events_prctl)" = 0 ] || fail "-B top: user_events_prctl left '$(cat $T/options/user_events_prctl)'"
 report "$work/top.dat" | grep -q "filename=$work/p1bin" || fail "-B top recorded no exec of /cgt-p1"
 echo "$old_cg" >$T/set_event_cgroup
 echo >$T/set_event_notrace_cgroup

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+/* the one file of the program that holds user_marker.h's state */
+#define USER_MARKER_IMPLEMENTATION
 #include "user_marker.h"
 
 int main(int argc, char **argv)

@@ -7,6 +7,10 @@
  */
 #include <stdio.h>
 
+/* the one file of the program that holds user_marker.h's state; with
+ * the prctl fallback, which is off unless asked for */
+#define USER_MARKER_IMPLEMENTATION
+#define UM_PRCTL
 #include "user_marker.h"
 
 int main(void)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What kernel/trace/trace_user_markers_parse.c and trace_user_markers.h
- * need of the kernel, for a user-space build of the parser: types, a few
- * helpers with the kernel's meaning, and the data types the header's
- * structures name (never used by the parser).
+ * need of the kernel, for a user-space build of the parser and of the
+ * rate limits' token bucket (selftests/rate): types, a few helpers with
+ * the kernel's meaning, and the data types the header's structures name.
+ * The functions declared here are defined by the test that uses them
+ * (the parser's uses none). Both 32 and 64 bits.
  */
 #ifndef KERNEL_SHIM_H
 #define KERNEL_SHIM_H
@@ -34,9 +36,11 @@ typedef uint64_t __le64;
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
-#define BITS_PER_LONG		64
+#define BITS_PER_LONG		(__SIZEOF_LONG__ * 8)
 #define BIT(n)			(1UL << (n))
-#define GENMASK(h, l)		(((~0UL) << (l)) & (~0UL >> (63 - (h))))
+#define BIT_ULL(n)		(1ULL << (n))
+#define GENMASK(h, l)		(((~0UL) << (l)) & (~0UL >> (BITS_PER_LONG - 1 - (h))))
+#define min_t(type, a, b)	({ type __a = (a), __b = (b); __a < __b ? __a : __b; })
 #define U32_MAX			UINT32_MAX
 #define S64_MAX			INT64_MAX
 #define NSEC_PER_SEC		1000000000L
@@ -66,7 +70,16 @@ struct rcu_head { void *next, *func; };
 struct page;
 extern unsigned long jiffies;
 #define time_after(a, b)	((long)((b) - (a)) < 0)
+#define time_after64(a, b)	((s64)((b) - (a)) < 0)
+u64 get_jiffies_64(void);
+u64 jiffies64_to_nsecs(u64 j);
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
 s64 atomic64_read(const atomic64_t *v);
+void atomic64_set(atomic64_t *v, s64 i);
 bool atomic64_try_cmpxchg(atomic64_t *v, s64 *old, s64 new);
 void *page_address(const struct page *page);
 enum trace_commit_result { TRACE_COMMIT_RECORDED };

@@ -3,6 +3,7 @@
  * cgtrace - trace by cgroup with ftrace: the subcommands, help, and the
  * helpers every subcommand shares (messages, allocation, string lists).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,6 +126,50 @@ void str_list_free(struct str_list *l)
 	l->n = 0;
 }
 
+/*
+ * opt_error - getopt_long() returned '?' (with opterr 0) for @cmd: name
+ * the option that is unknown or lacks its argument, as every cgtrace
+ * message does, instead of getopt's own words
+ */
+void opt_error(const char *cmd, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	const char *word = argv[optind - 1], *p;
+	const struct option *o;
+	size_t n;
+
+	/*
+	 * a long option, named in full or in part, that lacks its argument
+	 * or was given one it does not take
+	 */
+	if (optopt && !strncmp(word, "--", 2)) {
+		n = strcspn(word + 2, "=");
+		for (o = longopts; o && o->name; o++) {
+			if (o->val != optopt || strncmp(o->name, word + 2, n))
+				continue;
+			if (o->has_arg == required_argument)
+				err_msg("%s: option --%s needs an argument",
+					cmd, o->name);
+			else
+				err_msg("%s: option --%s takes no argument",
+					cmd, o->name);
+			return;
+		}
+	}
+	if (!optopt) {
+		n = strcspn(word, "=");
+		err_msg("%s: unknown option %.*s", cmd, (int)n, word);
+		return;
+	}
+	p = optopt < 256 ? strchr(shortopts, optopt) : NULL;
+	if (p && p[1] == ':')
+		err_msg("%s: option -%c needs an argument", cmd, optopt);
+	else if (optopt > ' ' && optopt < 127)
+		err_msg("%s: unknown option -%c", cmd, optopt);
+	else
+		err_msg("%s: unknown option %s", cmd, word);
+}
+
 /* usage - the list of subcommands */
 static void usage(FILE *f)
 {
@@ -195,7 +240,10 @@ static int unknown(const char *name)
 	return EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+/*
+ * command - the command argv names; its exit status
+ */
+static int command(int argc, char **argv)
 {
 	const struct subcommand *c;
 
@@ -232,4 +280,21 @@ int main(int argc, char **argv)
 	if (!c)
 		return unknown(argv[1]);
 	return c->fn(argc - 1, argv + 1);
+}
+
+/*
+ * main - the command, then what it printed must have reached standard
+ * output: a write error (a full disk, /dev/full, a closed pipe's EPIPE
+ * when SIGPIPE is ignored) fails the command with the cause named,
+ * instead of exit's silent flush
+ */
+int main(int argc, char **argv)
+{
+	int ret = command(argc, argv), err;
+
+	if (!fflush(stdout) && !ferror(stdout))
+		return ret;
+	err = errno;
+	err_msg("cannot write standard output: %s", strerror(err));
+	return ret ? ret : EXIT_FAIL;
 }

@@ -64,6 +64,8 @@ int instance_arg(int argc, char **argv, const char **name);
 
 /* err_msg - print a message prefixed with "cgtrace: " on stderr */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void opt_error(const char *cmd, char **argv, const char *shortopts,
+	       const struct option *longopts);
 /* debug_msg - the same, only with CGTRACE_DEBUG set in the environment */
 void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

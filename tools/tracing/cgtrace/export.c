@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <iconv.h>
 #include <limits.h>
@@ -32,6 +33,7 @@
 #include <json-c/json.h>
 
 #include "cgtrace.h"
+#include "output.h"
 #include "trace_read.h"
 
 /* the per-CPU sched_switch tracks: pids above PID_MAX_LIMIT (4194304) */
@@ -511,13 +513,15 @@ static void exporter_free(struct exporter *x)
 int cmd_export(int argc, char **argv)
 {
 	struct exporter x = { .utf8 = (iconv_t)-1 };
+	struct out_target target = { 0 };
 	struct tr_input in = { 0 };
 	char *tmp = NULL;
 	const char *out = NULL;
 	struct trace_file tf;
-	int c, k, ret = EXIT_FAIL;
+	int c, k, fd, ret = EXIT_FAIL;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "c:h" TR_INPUT_SHORTOPTS,
 				export_options, NULL)) != -1) {
 		k = tr_input_option(&in, c, optarg);
@@ -533,6 +537,8 @@ int cmd_export(int argc, char **argv)
 			export_usage(stdout);
 			return 0;
 		default:
+			opt_error("export", argv, "c:h" TR_INPUT_SHORTOPTS,
+				  export_options);
 			goto usage;
 		}
 	}
@@ -549,16 +555,21 @@ int cmd_export(int argc, char **argv)
 		err_msg("iconv cannot check UTF-8: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
-	if (strcmp(out, "-")) {
-		if (asprintf(&tmp, "%s.tmp-%d", out, getpid()) < 0)
-			tmp = NULL;
-		x.f = tmp ? fopen(tmp, "we") : NULL;
-		if (!x.f) {
-			err_msg("%s: %s", tmp ? tmp : out, strerror(errno));
-			goto out;
-		}
-	} else {
-		x.f = stdout;
+	/* what --chrome names, before any input is read */
+	if (out_check(&target, out, "--chrome", false))
+		goto out;
+	tmp = xasprintf("%s/.cgtrace-export-%d-XXXXXX", target.spool_dir,
+			getpid());
+	fd = mkostemp(tmp, O_CLOEXEC);
+	x.f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!x.f) {
+		err_msg("cannot make %s to write the JSON in: %s", tmp,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		tmp = NULL;
+		goto out;
 	}
 	x.multi = in.nr_paths > 1;
 	in.want_cgroups = true;		/* to leave bystanders unnamed */
@@ -569,25 +580,24 @@ int cmd_export(int argc, char **argv)
 	metadata(&x, &tf);
 	write_tail(&x, &tf);
 	tr_close(&tf);
-	if (ferror(x.f) || fflush(x.f)) {
-		err_msg("%s: write error", tmp ? tmp : "standard output");
+	/* the JSON whole in the spool, then into what --chrome names */
+	k = fflush(x.f) || ferror(x.f);
+	if (fclose(x.f) || k) {
+		x.f = NULL;
+		err_msg("cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (tmp) {
-		if (fclose(x.f) || rename(tmp, out)) {
-			x.f = NULL;
-			err_msg("%s: %s", out, strerror(errno));
-			goto out;
-		}
-		x.f = NULL;
-	}
+	x.f = NULL;
+	if (out_commit(&target, tmp))
+		goto out;
 	ret = 0;
 out:
-	if (x.f && x.f != stdout)
+	if (x.f)
 		fclose(x.f);
-	if (tmp && ret)
+	if (tmp && !target.renamed)
 		unlink(tmp);
 	free(tmp);
+	out_free(&target);
 	exporter_free(&x);
 	return ret;
 usage:

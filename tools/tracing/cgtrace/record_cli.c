@@ -17,6 +17,7 @@
 
 #include "cgtrace.h"
 #include "session.h"
+#include "output.h"
 
 /* cgtrace's own options that have no letter */
 enum {
@@ -392,6 +393,20 @@ int rec_parse(struct rec_session *s, int argc, char **argv, bool run,
 	return optind;
 }
 
+/*
+ * rec_check_output - what -o names, said before anything is made (a
+ * directory is refused); nothing to check with -N
+ */
+int rec_check_output(struct rec_session *s)
+{
+	if (s->net || s->out_checked)
+		return 0;
+	if (out_check(&s->out, s->output, "-o", true))
+		return -1;
+	s->out_checked = true;
+	return 0;
+}
+
 /* rec_usage_common - the options record and run share, and trace-cmd's */
 void rec_usage_common(FILE *f, bool run)
 {
@@ -399,9 +414,12 @@ void rec_usage_common(FILE *f, bool run)
 	int i;
 
 	fprintf(f,
-"  -o, --output FILE        the trace.dat to write (default: trace.dat). It is\n"
-"                           written beside FILE first and moved into place\n"
-"                           once libtracecmd has read it back\n"
+"  -o, --output FILE        where to write the trace.dat (default: trace.dat):\n"
+"                           a file, a link's target, a FIFO, a device, or \"-\"\n"
+"                           for standard output (COMMAND's goes to stderr\n"
+"                           then). Made whole beside FILE (or in $TMPDIR)\n"
+"                           first, read back, then written into FILE, never\n"
+"                           replacing it; a directory is refused\n"
 "  -N, --net HOST:PORT      send the trace to \"trace-cmd listen -p PORT\" on\n"
 "                           HOST instead\n"
 "  -B, --instance NAME      the instance to filter and record (default: a new\n"
@@ -462,9 +480,10 @@ void record_usage(FILE *f)
 "usage: cgtrace record [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Record the tasks of the given cgroups, and of the cgroups below them, into\n"
-"a trace.dat. cgtrace makes a tracing instance, writes its set_event_cgroup\n"
-"(and set_ftrace_cgroup for a function tracer) before any event is enabled,\n"
-"and runs \"trace-cmd record -B INSTANCE\" on it. With COMMAND, trace-cmd\n"
+"a trace.dat (without -G or -P: every task, and cgtrace says so). cgtrace\n"
+"makes a tracing instance, writes its set_event_cgroup (and\n"
+"set_ftrace_cgroup for a function tracer) before any event is enabled, and\n"
+"runs \"trace-cmd record -B INSTANCE\" on it. With COMMAND, trace-cmd\n"
 "runs it and the recording stops when it exits; without, at SIGINT (Ctrl-C)\n"
 "or SIGTERM, or when every -P process has exited.\n"
 "\n"
@@ -517,5 +536,6 @@ int cmd_record(int argc, char **argv)
 	str_list_free(&s.notrace);
 	str_list_free(&s.pids);
 	str_list_free(&s.tc_args);
+	out_free(&s.out);
 	return ret;
 }

@@ -40,6 +40,7 @@ struct recorder {
 	/* where trace-cmd runs and writes (a directory of our own) */
 	char			*workdir;
 	char			*tmp_output;	/* workdir/trace.dat */
+	bool			keep_trace;	/* it could not be put in place */
 	char			*cwd;		/* the user's: COMMAND runs there */
 
 	/* -G and -X resolved, and the words written to the kernel */

@@ -669,6 +669,7 @@ int cmd_report(int argc, char **argv)
 
 	r = xzalloc(sizeof(*r));
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "s:h" TR_INPUT_SHORTOPTS,
 				report_options, NULL)) != -1) {
 		k = tr_input_option(&in, c, optarg);
@@ -691,6 +692,8 @@ int cmd_report(int argc, char **argv)
 			free(r);
 			return 0;
 		default:
+			opt_error("report", argv, "s:h" TR_INPUT_SHORTOPTS,
+				  report_options);
 			goto usage;
 		}
 	}

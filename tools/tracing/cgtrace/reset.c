@@ -65,9 +65,13 @@ int cmd_reset(int argc, char **argv)
 	int i, ret = 0;
 
 	i = instance_arg(argc, argv, &name);
-	if (i) {
-		reset_usage(i > 0 ? stdout : stderr);
-		return i > 0 ? 0 : EXIT_USAGE;
+	if (i > 0) {
+		reset_usage(stdout);
+		return 0;
+	}
+	if (i < 0) {
+		fprintf(stderr, "(cgtrace reset --help lists the options)\n");
+		return EXIT_USAGE;
 	}
 	if (tfs_init(true) || tfs_instance_get(name, false, &inst, NULL))
 		return EXIT_FAIL;

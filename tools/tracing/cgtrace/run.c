@@ -117,11 +117,17 @@ int cmd_run(int argc, char **argv)
 		snprintf(dflt, sizeof(dflt), "cgtrace-run-%d", getpid());
 		name = dflt;
 	}
-	if (tfs_init(true) || tfs_require(NULL, "set_event_cgroup"))
+	/* permission and the kernel first, then -o: before the cgroup is made */
+	if (tfs_init(true) || tfs_require(NULL, "set_event_cgroup") ||
+	    rec_check_output(&s)) {
+		out_free(&s.out);
 		return EXIT_TRACE;
+	}
 	dir = make_cgroup(parent, name);
-	if (!dir)
+	if (!dir) {
+		out_free(&s.out);
 		return EXIT_TRACE;
+	}
 	s.cmd = argv + i;
 	s.enter_cgroup = dir;
 	path = cg_path_of_dir(dir);
@@ -134,5 +140,6 @@ int cmd_run(int argc, char **argv)
 	ret = session_status(&s, ret);
 	str_list_free(&s.cgroups);
 	str_list_free(&s.tc_args);
+	out_free(&s.out);
 	return ret;
 }

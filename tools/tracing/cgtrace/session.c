@@ -13,8 +13,9 @@
  *   4. when COMMAND ends (or SIGINT, SIGTERM, or every -P process is
  *      gone): tracing off, the buffer's final counts read, then __exec
  *      may exit, and trace-cmd writes the trace;
- *   5. read the trace back (trace_check.c), move it into place, say what
- *      was written and what was lost, from the file and the counts;
+ *   5. read the trace back (trace_check.c), write it into what -o names
+ *      (output.c), say what was written and what was lost, from the file
+ *      and the counts;
  *   6. restore what was changed, remove what was made.
  *
  * Nothing is said that was not read back: "wrote" only for a file that
@@ -93,45 +94,41 @@ static int resolve_all(struct str_list *in, struct cg_ref **refs,
 }
 
 /*
- * make_workdir - the directory trace-cmd runs and writes in: beside the
- * output (so that the trace is moved into place, not copied), or in
- * $TMPDIR for -N
+ * make_workdir - the directory trace-cmd runs and writes in: where the
+ * output is spooled (output.c: beside a file, so that a new one is
+ * renamed into place, not copied; $TMPDIR for a FIFO, a device or
+ * standard output), or in $TMPDIR for -N
  */
 static int make_workdir(struct recorder *r)
 {
-	const char *out = r->s->output, *tmp = getenv("TMPDIR");
-	char *dir, *slash, *abs;
+	const char *tmp = getenv("TMPDIR");
+	bool in_tmp = r->s->net || r->s->out.kind == OUT_SPECIAL ||
+		      r->s->out.kind == OUT_STDOUT;
+	char *dir, *abs;
 
-	if (r->s->net) {
+	if (r->s->net)
 		dir = xstrdup(tmp && *tmp ? tmp : "/tmp");
-	} else {
-		dir = xstrdup(out);
-		slash = strrchr(dir, '/');
-		if (!slash)
-			strcpy(dir, ".");
-		else if (slash == dir)
-			dir[1] = '\0';
-		else
-			*slash = '\0';
-	}
+	else
+		dir = xstrdup(r->s->out.spool_dir);
 	abs = realpath(dir, NULL);
 	if (!abs) {
-		err_msg("%s: %s: the directory of -o must exist", dir,
-			strerror(errno));
+		err_msg("%s: %s: %s", dir, strerror(errno), in_tmp ?
+			"set TMPDIR to a directory you can write" :
+			"the directory of -o must exist");
 		free(dir);
 		return -1;
 	}
 	free(dir);
 	r->workdir = xasprintf("%s/%scgtrace-%d-XXXXXX", abs,
-			       r->s->net ? "" : ".", getpid());
+			       in_tmp ? "" : ".", getpid());
 	free(abs);
 	if (!mkdtemp(r->workdir)) {
-		if (r->s->net)
+		if (in_tmp)
 			err_msg("cannot make a directory in %s for trace-cmd (%s): set TMPDIR to one you can write",
 				r->workdir, strerror(errno));
 		else
 			err_msg("cannot write beside %s (%s): give -o a file in a directory you can write",
-				out, strerror(errno));
+				r->s->output, strerror(errno));
 		free(r->workdir);
 		r->workdir = NULL;
 		return -1;
@@ -140,7 +137,10 @@ static int make_workdir(struct recorder *r)
 	return 0;
 }
 
-/* remove_workdir - with what trace-cmd may have left in it */
+/*
+ * remove_workdir - with what trace-cmd may have left in it; but a trace
+ * that could not be put in place stays, the only copy of the recording
+ */
 static void remove_workdir(struct recorder *r)
 {
 	struct dirent *d;
@@ -150,11 +150,12 @@ static void remove_workdir(struct recorder *r)
 		return;
 	dp = opendir(r->workdir);
 	while (dp && (d = readdir(dp)))
-		if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..") &&
+		    !(r->keep_trace && !strcmp(d->d_name, "trace.dat")))
 			unlinkat(dirfd(dp), d->d_name, 0);
 	if (dp)
 		closedir(dp);
-	if (rmdir(r->workdir))
+	if (!r->keep_trace && rmdir(r->workdir))
 		err_msg("warning: cannot remove %s: %s", r->workdir,
 			strerror(errno));
 	free(r->workdir);
@@ -349,12 +350,11 @@ static unsigned long long unread_of(struct recorder *r, int i)
  * buffer lost before any reader (its counts) and what it held with
  * tracing off but the file lacks
  */
-static void print_summary(struct recorder *r)
+static void print_summary(struct recorder *r, long long size)
 {
 	struct buffer_stats *bs = &r->stats;
 	unsigned long long held = 0, in_file = 0, lost = 0, unread;
 	const struct cpu_counts *c;
-	struct stat st;
 	int i;
 
 	for (i = 0; i < r->nr_in_file; i++)
@@ -366,9 +366,9 @@ static void print_summary(struct recorder *r)
 	if (r->s->net)
 		fprintf(stderr, "cgtrace: sent to %s: the buffer held %llu events; ",
 			r->s->net, held);
-	else if (!stat(r->s->output, &st))
+	else
 		fprintf(stderr, "cgtrace: wrote %s: %llu events, %lld bytes; ",
-			r->s->output, in_file, (long long)st.st_size);
+			r->s->out.label, in_file, size);
 	if (!bs->have_final)
 		fprintf(stderr, "what was lost is not known: trace-cmd stopped before cgtrace read the buffer's counts\n");
 	else if (lost)
@@ -458,6 +458,8 @@ static int prepare(struct recorder *r, char *instance_name)
 static int finish(struct recorder *r, int tc_status)
 {
 	struct rec_session *s = r->s;
+	long long size = -1;
+	struct stat st;
 
 	if (!r->started) {
 		err_msg("%s record ended with status %d before it recorded anything (its own message, if\n"
@@ -474,14 +476,16 @@ static int finish(struct recorder *r, int tc_status)
 	if (!s->net) {
 		if (check_trace(r))
 			return -1;
-		if (rename(r->tmp_output, s->output)) {
-			err_msg("cannot move the trace to %s: %s (it is in %s)",
-				s->output, strerror(errno), r->tmp_output);
+		if (!stat(r->tmp_output, &st))
+			size = st.st_size;
+		if (out_commit(&s->out, r->tmp_output)) {
+			r->keep_trace = true;
+			err_msg("the trace is kept in %s", r->tmp_output);
 			return -1;
 		}
 	}
 	if (!s->quiet)
-		print_summary(r);
+		print_summary(r, size);
 	return 0;
 }
 
@@ -499,8 +503,13 @@ int record_session(struct rec_session *s)
 	if (!uname(&u))
 		snprintf(r.host, sizeof(r.host), "%s", u.nodename);
 	self = self_exe();
-	if (!self || tfs_init(true))
+	/* permission first (its fix is root), then what -o names */
+	if (!self || tfs_init(true) || rec_check_output(s))
 		goto out;
+	/* as trace-cmd record does, but said: the whole system is recorded */
+	if (!s->cgroups.n && !s->pids.n && !s->quiet)
+		err_msg("note: no -G or -P: recording every task%s (-G CGROUP or -P PID records only those)",
+			s->notrace.n ? " but those of the -X cgroups" : "");
 	if (prepare(&r, name))
 		goto out;
 	writer_start(&r);

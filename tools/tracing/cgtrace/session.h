@@ -10,11 +10,14 @@
 #include <sys/types.h>
 
 #include "cgtrace.h"
+#include "output.h"
 
 /* What one recording is asked to do; filled by record_cli.c and run.c. */
 struct rec_session {
 	const char	*instance;	/* the first -B; NULL: a new cgtrace-PID */
 	const char	*output;	/* -o, the trace.dat to write */
+	struct out_target out;		/* what -o names (out_check()) */
+	bool		out_checked;	/* and it was checked */
 	const char	*net;		/* -N HOST:PORT: send to trace-cmd listen */
 	const char	*tracer;	/* the last -p, or NULL */
 	bool		events_given;	/* -e, -a, -H or --profile: no defaults */
@@ -47,6 +50,8 @@ int session_status(const struct rec_session *s, int ret);
  * the index of COMMAND in argv (argc if none), -1 for a usage error (after
  * a message), -2 for --help; run's --name and --parent in @name, @parent
  */
+int rec_check_output(struct rec_session *s);
+
 int rec_parse(struct rec_session *s, int argc, char **argv, bool run,
 	      const char **name, const char **parent);
 

@@ -89,6 +89,7 @@ int instance_arg(int argc, char **argv, const char **name)
 
 	*name = NULL;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "B:h", instance_options, NULL)) != -1) {
 		switch (c) {
 		case 'B':
@@ -97,6 +98,7 @@ int instance_arg(int argc, char **argv, const char **name)
 		case 'h':
 			return 1;
 		default:
+			opt_error(argv[0], argv, "B:h", instance_options);
 			return -1;
 		}
 	}
@@ -121,9 +123,13 @@ int cmd_stat(int argc, char **argv)
 	int i;
 
 	i = instance_arg(argc, argv, &name);
-	if (i) {
-		stat_usage(i > 0 ? stdout : stderr);
-		return i > 0 ? 0 : EXIT_USAGE;
+	if (i > 0) {
+		stat_usage(stdout);
+		return 0;
+	}
+	if (i < 0) {
+		fprintf(stderr, "(cgtrace stat --help lists the options)\n");
+		return EXIT_USAGE;
 	}
 	/* reading needs read access only (a tracefs gid= group member) */
 	if (tfs_init(false) || tfs_instance_get(name, false, &inst, NULL))

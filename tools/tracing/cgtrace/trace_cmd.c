@@ -3,10 +3,11 @@
  * trace_cmd.c - find trace-cmd, say what it is to record, and start it
  *
  * trace-cmd runs in a directory of cgtrace's own (recorder.workdir),
- * beside the output file (or in $TMPDIR with -N): trace-cmd 3.1 writes a
- * per-CPU file into its working directory even with --temp, so in a
- * directory the user cannot write (a read-only checkout, "/") it fails.
- * It writes the trace there too; cgtrace moves it into place once it has
+ * beside the output file (or in $TMPDIR with -N, or for a -o that is not
+ * a file): trace-cmd 3.1 writes a per-CPU file into its working directory
+ * even with --temp, so in a directory the user cannot write (a read-only
+ * checkout, "/") it fails.
+ * It writes the trace there too; cgtrace puts it where -o says once it has
  * read it back. COMMAND itself runs in the user's directory ("cgtrace
  * __exec" changes back to it).
  *
@@ -221,7 +222,11 @@ pid_t trace_cmd_start(struct recorder *r, char **argv)
 		sigaddset(&block, SIGQUIT);
 		sigprocmask(SIG_BLOCK, &block, NULL);
 		signal(SIGPIPE, SIG_DFL);
-		if (chdir(r->workdir))
+		/* -o -: standard output is the trace's, not trace-cmd's or COMMAND's */
+		if (!r->s->net && r->s->out.kind == OUT_STDOUT &&
+		    dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			err = errno;
+		else if (chdir(r->workdir))
 			err = errno;
 		else
 			execvp(argv[0], argv);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cgtrace.h"
@@ -206,13 +207,24 @@ bool tfs_has(struct tracefs_instance *inst, const char *file)
 	       tracefs_dir_exists(inst_or_top(inst), file);
 }
 
-/* tfs_require - fail with the missing kernel option when a file is absent */
+/*
+ * tfs_require - fail when a file is absent: which kernel runs (uname -r),
+ * the kernel option it lacks, and how to get a kernel that has it (the
+ * project's packages: README, Install)
+ */
 int tfs_require(struct tracefs_instance *inst, const char *file)
 {
+	struct utsname u;
+
 	if (tfs_has(inst, file))
 		return 0;
-	err_msg("this kernel has no %s: it was built without %s",
-		file, file_config(file));
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "(unknown)");
+	err_msg("this kernel, %s (uname -r), has no %s: it was built without %s.\n"
+		"         Install a kernel with the cgtrace patches and boot it: the Debian\n"
+		"         package linux-image-*-cgtrace, built by \"make deb\" in cgtrace's\n"
+		"         sources (README.md, Install; docs/packaging.md)",
+		u.release, file, file_config(file));
 	return -1;
 }
 

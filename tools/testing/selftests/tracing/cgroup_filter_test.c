@@ -141,7 +141,7 @@ TEST_F_TIMEOUT(cgf, files_exist_and_start_empty, 180)
 	EXPECT_EQ(0, access(CGT_TRACEFS "/set_ftrace_notrace_cgroup", F_OK));
 }
 
-TEST_F_TIMEOUT(cgf, syntax_paths_ids_and_mount_paths, 180)
+TEST_F_TIMEOUT(cgf, syntax_paths_and_ids, 180)
 {
 	char want[1024], in[1024];
 	unsigned int i;
@@ -156,8 +156,10 @@ TEST_F_TIMEOUT(cgf, syntax_paths_ids_and_mount_paths, 180)
 		/* An id (the directory's inode number), appended. */
 		snprintf(in, sizeof(in), "id:%llu", cg_id(self->cg_b));
 		ASSERT_EQ(0, write_list(&self->inst, files[i], in, O_APPEND));
-		/* A path under the cgroup2 mount, appended. */
-		ASSERT_EQ(0, write_list(&self->inst, files[i], self->cg_a_child, O_APPEND));
+		/* A cgroup path, appended. */
+		snprintf(want, sizeof(want), "%s",
+			 self->cg_a_child + strlen(CGT_CGROUP2));
+		ASSERT_EQ(0, write_list(&self->inst, files[i], want, O_APPEND));
 		snprintf(want, sizeof(want), "/%s\n/%s\n/%s/child\n",
 			 self->name_a, self->name_b, self->name_a);
 		ASSERT_LT(0, read_list(&self->inst, files[i], self->buf, sizeof(self->buf)));
@@ -198,11 +200,12 @@ TEST_F_TIMEOUT(cgf, bad_input_changes_nothing, 180)
 		{ "zero id", "id:0", 0, EINVAL },
 		{ "junk id", "id:12ab", 0, EINVAL },
 		{ "relative path", "foo", 0, EINVAL },
-		{ "not a cgroup dir", "/tmp", 0, EINVAL },
-		{ "a cgroup file", CGT_CGROUP2 "/cgroup.procs", 0, EINVAL },
+		{ "no file system paths", CGT_CGROUP2, 0, ENOENT },
+		{ "not a cgroup", "/tmp", 0, ENOENT },
+		{ "a cgroup file", "/cgroup.procs", 0, EINVAL },
 		{ "control byte", "/a\001b", 0, EINVAL },
 		{ "NUL byte", "/x\0/y", 5, EINVAL },
-		{ "traversal out of cgroup2", CGT_CGROUP2 "/../..", 0, EINVAL },
+		{ "traversal", "/..", 0, ENOENT },
 		{ "over-long token", longtok, 0, EINVAL },
 	};
 
@@ -603,11 +606,28 @@ TEST_F_TIMEOUT(cgf, clone_into_cgroup, 180)
 	EXPECT_TRUE(trace_has(&self->inst, "parent-in-a"));
 }
 
-/* A listed cgroup that is removed stays readable and matches nothing new. */
+/* nr_dying_descendants of cgroup directory @dir, or -1 */
+static long dying(const char *dir)
+{
+	char p[512], buf[512], *at;
+
+	snprintf(p, sizeof(p), "%s/cgroup.stat", dir);
+	if (cgt_read_file(p, buf, sizeof(buf)) < 0)
+		return -1;
+	at = strstr(buf, "nr_dying_descendants ");
+	return at ? atol(at + 21) : -1;
+}
+
+/*
+ * A listed cgroup that is removed matches nothing new, and the list does
+ * not keep it: it is freed as an unlisted one is (no dying cgroup stays).
+ */
 TEST_F_TIMEOUT(cgf, removed_cgroup, 180)
 {
 	char in[512], want[512], gone[256], name[128];
 	unsigned long long id;
+	long dying_before;
+	int waited;
 	pid_t pid;
 
 	snprintf(name, sizeof(name), "%s/gone", self->name_a);
@@ -622,12 +642,19 @@ TEST_F_TIMEOUT(cgf, removed_cgroup, 180)
 	}
 	waitpid(pid, NULL, 0);
 	id = cg_id(gone);
+	dying_before = dying(self->cg_a);
+	ASSERT_LE(0, dying_before);
 	ASSERT_EQ(0, rmdir(gone));
 	ASSERT_LT(0, read_list(&self->inst, "set_event_cgroup", self->buf, sizeof(self->buf)));
-	/* Still listed, shown as a comment: nothing can name it any more */
-	snprintf(want, sizeof(want), "# id:%llu /%s (deleted)\n/%s\n", id, name,
+	/* Shown as a comment: nothing can name it any more */
+	snprintf(want, sizeof(want), "# id:%llu (removed)\n/%s\n", id,
 		 self->name_b);
 	EXPECT_STREQ(want, self->buf);
+	/* Freed while still listed: it does not stay a dying cgroup */
+	for (waited = 0; waited < 100 && dying(self->cg_a) > dying_before; waited++)
+		usleep(50000);
+	EXPECT_EQ(dying_before, dying(self->cg_a))
+		TH_LOG("a removed cgroup on a list stays dying");
 	/* A new cgroup of the same name is a different cgroup. */
 	ASSERT_EQ(0, cgt_cgroup_create(name, gone, sizeof(gone)));
 	pid = fork();
@@ -687,7 +714,7 @@ TEST_F_TIMEOUT(cgf, failed_write_keeps_the_replace, 180)
  */
 TEST_F_TIMEOUT(cgf, listing_writes_back, 180)
 {
-	char spaced[256], slashed[256], gone[256], name[128], in[1024];
+	char spaced[256], slashed[256], nbsp[256], gone[256], name[128], in[1024];
 	char first[4096], *comment_end;
 	pid_t pid;
 
@@ -695,10 +722,13 @@ TEST_F_TIMEOUT(cgf, listing_writes_back, 180)
 	ASSERT_EQ(0, cgt_cgroup_create(name, spaced, sizeof(spaced)));
 	snprintf(name, sizeof(name), "%s/back\\slash", self->name_a);
 	ASSERT_EQ(0, cgt_cgroup_create(name, slashed, sizeof(slashed)));
+	/* UTF-8 for a no-break space: byte 0xa0 is white space to isspace() */
+	snprintf(name, sizeof(name), "%s/no\302\240break", self->name_a);
+	ASSERT_EQ(0, cgt_cgroup_create(name, nbsp, sizeof(nbsp)));
 	snprintf(name, sizeof(name), "%s/gone", self->name_a);
 	ASSERT_EQ(0, cgt_cgroup_create(name, gone, sizeof(gone)));
-	snprintf(in, sizeof(in), "id:%llu id:%llu id:%llu", cg_id(gone),
-		 cg_id(spaced), cg_id(slashed));
+	snprintf(in, sizeof(in), "id:%llu id:%llu id:%llu id:%llu", cg_id(gone),
+		 cg_id(spaced), cg_id(slashed), cg_id(nbsp));
 	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", in, O_TRUNC));
 	ASSERT_EQ(0, rmdir(gone));
 
@@ -707,12 +737,22 @@ TEST_F_TIMEOUT(cgf, listing_writes_back, 180)
 	EXPECT_NE(NULL, strstr(first, "two\\040words\\011and\\040tab\n"))
 		TH_LOG("%s", first);
 	EXPECT_NE(NULL, strstr(first, "back\\134slash\n")) TH_LOG("%s", first);
+	/* Every byte outside printable ASCII is escaped */
+	EXPECT_NE(NULL, strstr(first, "no\\302\\240break\n")) TH_LOG("%s", first);
 	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", first, O_TRUNC));
 	ASSERT_LT(0, read_list(&self->inst, "set_event_cgroup", self->buf,
 			       sizeof(self->buf)));
 	comment_end = strchr(first, '\n');
 	ASSERT_NE(NULL, comment_end);
 	EXPECT_STREQ(comment_end + 1, self->buf);
+	/* Written back, the escaped name is the cgroup itself */
+	snprintf(in, sizeof(in), "id:%llu", cg_id(nbsp));
+	ASSERT_EQ(0, write_list(&self->inst, "set_event_notrace_cgroup", in, O_TRUNC));
+	ASSERT_LT(0, read_list(&self->inst, "set_event_notrace_cgroup", in, sizeof(in)));
+	ASSERT_EQ(0, write_list(&self->inst, "set_event_notrace_cgroup", in, O_TRUNC));
+	ASSERT_LT(0, read_list(&self->inst, "set_event_notrace_cgroup", name, sizeof(name)));
+	EXPECT_STREQ(in, name);
+	ASSERT_EQ(0, write_list(&self->inst, "set_event_notrace_cgroup", "\n", O_TRUNC));
 
 	/* The escaped path names the cgroup itself: its task is recorded */
 	pid = fork();
@@ -729,6 +769,56 @@ TEST_F_TIMEOUT(cgf, listing_writes_back, 180)
 	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", "\n", O_TRUNC));
 	rmdir(spaced);
 	rmdir(slashed);
+	rmdir(nbsp);
+}
+
+/*
+ * Read from inside a cgroup namespace, a list shows the namespace's own
+ * cgroups as its paths and the others as ids, and that listing written
+ * back from there lists the same cgroups. An id outside the namespace
+ * that the list does not hold names nothing there (ENOENT).
+ */
+TEST_F_TIMEOUT(cgf, listing_from_a_cgroup_namespace, 180)
+{
+	char in[512], want[512];
+	int status;
+	pid_t pid;
+
+	snprintf(in, sizeof(in), "/%s/child /%s", self->name_a, self->name_b);
+	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", in, O_TRUNC));
+	ASSERT_LT(0, read_list(&self->inst, "set_event_cgroup", want, sizeof(want)));
+	pid = fork();
+	if (!pid) {
+		char got[512], exp[512], id_b[64];
+
+		cgt_cgroup_enter(self->cg_a, 0);
+		if (unshare(CLONE_NEWCGROUP))
+			_exit(10);
+		if (read_list(&self->inst, "set_event_cgroup", got, sizeof(got)) <= 0)
+			_exit(11);
+		snprintf(exp, sizeof(exp), "/child\nid:%llu\n", cg_id(self->cg_b));
+		if (strcmp(got, exp)) {
+			fprintf(stderr, "in the namespace: got \"%s\", want \"%s\"\n",
+				got, exp);
+			_exit(12);
+		}
+		if (write_list(&self->inst, "set_event_cgroup", got, O_TRUNC))
+			_exit(13);
+		/* Not listed and outside: it names nothing here */
+		snprintf(id_b, sizeof(id_b), "id:%llu", cg_id(self->cg_b));
+		if (write_list(&self->inst, "set_event_notrace_cgroup", id_b,
+			       O_TRUNC) != -ENOENT)
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("step %d failed", WEXITSTATUS(status));
+	ASSERT_LT(0, read_list(&self->inst, "set_event_cgroup", self->buf, sizeof(self->buf)));
+	EXPECT_STREQ(want, self->buf);
+	EXPECT_EQ(0, read_list(&self->inst, "set_event_notrace_cgroup", self->buf,
+			       sizeof(self->buf)));
+	ASSERT_EQ(0, write_list(&self->inst, "set_event_cgroup", "\n", O_TRUNC));
 }
 
 /* Removing an instance with filters set releases them (cgroups removable). */

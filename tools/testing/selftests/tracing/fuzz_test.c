@@ -306,22 +306,22 @@ static void gen_token(struct _test_data_fz *self, struct tok *t)
 		tok_set(t, F_OK_, c, "%s", self->canon[c]);
 		break;
 	case 3: case 4:
-		/* An absolute path, with harmless // and /./ */
+		/* A file system path is no cgroup path */
 		if (c == 3)
-			tok_set(t, F_OK_, 3, CGT_CGROUP2 "%s", rn(2) ? "/" : "/./");
+			tok_set(t, NOENT, 0, CGT_CGROUP2 "%s", rn(2) ? "/" : "/./");
 		else
-			tok_set(t, F_OK_, c, CGT_CGROUP2 "%s%s", rn(2) ? "/." : "/",
+			tok_set(t, NOENT, 0, CGT_CGROUP2 "%s%s", rn(2) ? "/." : "/",
 				self->canon[c]);
 		break;
 	case 5: case 6:
 		tok_set(t, F_OK_, c, "id:%llu", self->id[c]);
 		break;
 	case 7:
-		tok_set(t, F_OK_, 1, "%s", self->link_cg);
+		tok_set(t, NOENT, 0, "%s", self->link_cg);
 		break;
 	case 8:
-		/* Traversal that ends in a cgroup */
-		tok_set(t, F_OK_, 1, "%s/deep/../../sub", self->cg[1]);
+		/* Traversal is not resolved in a cgroup path */
+		tok_set(t, NOENT, 0, "%s/deep/../../sub", self->canon[1]);
 		break;
 	case 9:
 		tok_set(t, NOENT, 0, "%s/no-such-%u", self->canon[rn(3)], rn(1000));
@@ -354,11 +354,11 @@ static void gen_token(struct _test_data_fz *self, struct tok *t)
 			CGT_CGROUP2 "/..", "/sys/kernel/tracing/instances",
 			CGT_CGROUP2 "/cgroup.procs/x", "/proc/self",
 		};
-		tok_set(t, INVAL, 0, "%s", notcg[rn(ARRAY_SIZE(notcg))]);
+		tok_set(t, NOENT, 0, "%s", notcg[rn(ARRAY_SIZE(notcg))]);
 		break;
 	}
 	case 14:
-		tok_set(t, INVAL, 0, "%s", self->link_tmp);
+		tok_set(t, NOENT, 0, "%s", self->link_tmp);
 		break;
 	case 15:
 		tok_set(t, NOENT, 0, "%s", self->link_dead);
@@ -369,7 +369,7 @@ static void gen_token(struct _test_data_fz *self, struct tok *t)
 		break;
 	case 17:
 		if (self->v1_mounted)
-			tok_set(t, INVAL, 0, "%s", rn(2) ? self->v1 : self->v1_child);
+			tok_set(t, NOENT, 0, "%s", rn(2) ? self->v1 : self->v1_child);
 		else
 			tok_set(t, EITHER, 0, CGT_CGROUP2 "/cpu,cpuacct/fz");
 		break;
@@ -425,12 +425,16 @@ static void gen_token(struct _test_data_fz *self, struct tok *t)
 		t->canon = -1;
 		break;
 	case 26:
-		/* The same cgroup as seen through /proc */
-		tok_set(t, F_OK_, c, "/proc/self/root" CGT_CGROUP2 "%s",
+		/* A file system path, even through /proc, names no cgroup */
+		tok_set(t, NOENT, 0, "/proc/self/root" CGT_CGROUP2 "%s",
 			c == 3 ? "" : self->canon[c]);
 		break;
+	case 27:
+		tok_set(t, NOENT, 0, "%s", c == 3 ? CGT_CGROUP2 : self->cg[c]);
+		break;
 	default:
-		tok_set(t, F_OK_, c, "%s", c == 3 ? CGT_CGROUP2 : self->cg[c]);
+		/* A cgroup path, as /proc/PID/cgroup prints it */
+		tok_set(t, F_OK_, c, "%s", self->canon[c]);
 		break;
 	}
 }

@@ -1444,6 +1444,13 @@ TEST_F_TIMEOUT(um, enabled_page_is_read_only, 120)
 	page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, page);
 	EXPECT_EQ(-1, mprotect(page, 4096, PROT_READ | PROT_WRITE));
+	munmap(page, 4096);
+	/* A private copy would stop following the word: no writable one */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0));
+	EXPECT_EQ(EPERM, errno);
+	page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	EXPECT_EQ(-1, mprotect(page, 4096, PROT_READ | PROT_WRITE));
 	close(fd);
 	munmap(page, 4096);
 }
@@ -1550,7 +1557,8 @@ TEST_F_TIMEOUT(um, enable_seen_by_a_writer_on_another_cpu, 180)
 /*
  * A forked child shares the page and sees every change; a program that
  * a process executes maps it anew; an instance whose page a process maps
- * cannot be removed until it is unmapped (the mapping holds the file).
+ * can be removed (the mapping holds the page, not the instance), and the
+ * mapping then reads 0.
  */
 TEST_F_TIMEOUT(um, fork_exec_and_removal_with_the_page_mapped, 180)
 {
@@ -1583,12 +1591,350 @@ TEST_F_TIMEOUT(um, fork_exec_and_removal_with_the_page_mapped, 180)
 	munmap((void *)word, 4096);
 
 	ASSERT_EQ(0, cgt_instance_create(&tmp, "um-mapped"));
+	ASSERT_EQ(0, cgt_instance_write(&tmp, "events/user_markers/enable", "1"));
 	word = map_enabled(tmp.path);
 	ASSERT_NE(NULL, word);
-	EXPECT_EQ(-1, rmdir(tmp.path));
-	EXPECT_EQ(EBUSY, errno);
+	EXPECT_NE(0, enabled(word));
+	EXPECT_EQ(0, rmdir(tmp.path)) TH_LOG("a mapping pins the instance: %s",
+					     strerror(errno));
+	EXPECT_EQ(0, enabled(word));
 	munmap((void *)word, 4096);
-	EXPECT_EQ(0, cgt_instance_destroy(&tmp));
+	if (!access(tmp.path, F_OK))
+		EXPECT_EQ(0, cgt_instance_destroy(&tmp));
+}
+
+/*
+ * A mapping finds the page again wherever the kernel dropped it from the
+ * process: after MADV_DONTNEED (no SIGBUS, the live word) and after
+ * mremap() moved it.
+ */
+TEST_F_TIMEOUT(um, enabled_page_after_madvise_and_mremap, 120)
+{
+	const unsigned int *word;
+	void *moved, *hole;
+	bool has_madvise;
+
+	ASSERT_EQ(0, cgt_instance_write(&self->inst, "events/user_markers/enable", "0"));
+	word = map_enabled(self->inst.path);
+	ASSERT_NE(NULL, word);
+	ASSERT_EQ(0, enable_event(&self->inst, "begin", 1));
+	EXPECT_EQ(USER_MARKERS_BEGIN, enabled(word));
+	/* The test kernels' tinyconfig has no CONFIG_ADVISE_SYSCALLS */
+	has_madvise = !madvise(NULL, 0, MADV_NORMAL);
+	if (!has_madvise)
+		TH_LOG("no madvise() in this kernel: MADV_DONTNEED not tried");
+	ASSERT_EQ(0, has_madvise ? madvise((void *)word, 4096, MADV_DONTNEED) : 0);
+	EXPECT_EQ(USER_MARKERS_BEGIN, enabled(word));
+	ASSERT_EQ(0, enable_event(&self->inst, "end", 1));
+	EXPECT_EQ(USER_MARKERS_BEGIN | USER_MARKERS_END, enabled(word));
+	/* A free address to move the mapping to */
+	hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	moved = mremap((void *)word, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, hole);
+	ASSERT_EQ(hole, moved);
+	word = moved;
+	EXPECT_EQ(USER_MARKERS_BEGIN | USER_MARKERS_END, enabled(word));
+	ASSERT_EQ(0, enable_event(&self->inst, "begin", 0));
+	EXPECT_EQ(USER_MARKERS_END, enabled(word));
+	/* It cannot grow past its one page */
+	EXPECT_EQ(MAP_FAILED, mremap((void *)word, 4096, 8192, 0));
+	munmap((void *)word, 4096);
+}
+
+/* The lost events of a trace: how many, and the records they count */
+static long long lost_in(const char *trace, long long *events)
+{
+	long long sum = 0;
+	const char *p;
+
+	*events = 0;
+	for (p = trace; (p = strstr(p, "lost: count=")); p++) {
+		sum += atoll(p + 12);
+		(*events)++;
+	}
+	return sum;
+}
+
+#define EXITING_THREADS	200
+#define EXIT_SPANS	32
+
+static void *begin_spans_and_exit(void *p)
+{
+	char buf[EXIT_SPANS * 8 + 1] = "";
+	int i;
+
+	for (i = 0; i < EXIT_SPANS; i++)
+		strcat(buf, "B|0|x\n");
+	return (void *)(long)um_write(p, buf);
+}
+
+/*
+ * The spans the kernel ends at a thread's exit are records of its thread
+ * group under the same limits: with the group's and the instance's limits
+ * at 1 a second, threads that each leave 32 spans open (their begins
+ * mostly dropped, and pushed all the same) make the instance record no
+ * more than the limits allow, and every drop, at exit too, is counted and
+ * reported by a lost event once the process is gone.
+ */
+TEST_F_TIMEOUT(um, exit_ends_stay_within_the_rate_limits, 600)
+{
+	struct cgt_instance *in = &self->inst;
+	long long recorded, limited, reported, lost_events, budget;
+	struct timespec t0, t1;
+	int i, status;
+	double secs;
+	pid_t pid;
+
+	ASSERT_EQ(0, cgt_instance_write(in, "buffer_size_kb", "2048"));
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate", "1 1"));
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate_total", "1 1"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		pthread_t t[EXITING_THREADS];
+		void *ret;
+		int bad = 0;
+
+		for (i = 0; i < EXITING_THREADS; i++)
+			if (pthread_create(&t[i], NULL, begin_spans_and_exit, in))
+				_exit(2);
+		for (i = 0; i < EXITING_THREADS; i++) {
+			pthread_join(t[i], &ret);
+			bad |= !!ret;
+		}
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* The group's state goes at its last exit, after its drops' report */
+	for (i = 0; i < 100 && stat_of(in, "rate_states"); i++)
+		usleep(100000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	EXPECT_EQ(0, stat_of(in, "span_states"));
+	EXPECT_EQ(0, stat_of(in, "rate_states"));
+
+	recorded = stat_of(in, "recorded");
+	limited = stat_of(in, "rate_limited");
+	reported = stat_of(in, "lost_reported");
+	/* Burst 1 at 1 a second, by whole jiffies: a second's slack */
+	budget = 1 + (long long)(secs + 1);
+	TH_LOG("%lld recorded, %lld rate_limited, %lld lost_reported in %.1f s; budget %lld",
+	       recorded, limited, reported, secs, budget);
+	EXPECT_GE(budget, recorded);
+	/* Every begin and every span ended at exit: recorded or dropped */
+	EXPECT_EQ(2 * EXITING_THREADS * EXIT_SPANS,
+		  stat_of(in, "accepted") + limited);
+	EXPECT_EQ(0, stat_of(in, "lost_pending"));
+	EXPECT_EQ(limited, reported);
+
+	trace_of(in, self->trace);
+	EXPECT_GE(budget, count_of(self->trace, " exited"));
+	EXPECT_EQ(reported, lost_in(self->trace, &lost_events));
+	EXPECT_LT(0, lost_events);
+}
+
+#define FLOOD_WRITES	400
+
+struct cpu_flood {
+	struct cgt_instance	*inst;
+	pthread_barrier_t	*start;
+	int			cpu;
+	pid_t			tid;
+	int			err;
+};
+
+static void *flood_on_cpu(void *p)
+{
+	static const char rec[] = "I|0|every-cpu\n";
+	struct cpu_flood *f = p;
+	char path[PATH_MAX];
+	int i, fd;
+
+	pin_to(f->cpu);
+	f->tid = gettid_();
+	fd = open(cgt_instance_file(f->inst, "user_events", path, sizeof(path)),
+		  O_WRONLY);
+	f->err = fd < 0;
+	pthread_barrier_wait(f->start);	/* tids known */
+	pthread_barrier_wait(f->start);	/* lock counter on */
+	for (i = 0; i < FLOOD_WRITES && fd >= 0; i++)
+		f->err |= write(fd, rec, sizeof(rec) - 1) != sizeof(rec) - 1;
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/*
+ * The function tracer in instance @lk records the calls of
+ * _raw_spin_lock_irqsave() by the tasks in @pids: 0 if it is set up, -1
+ * if it cannot be.
+ */
+static int lock_counter_on(struct cgt_instance *lk, const char *pids)
+{
+	if (cgt_instance_create(lk, "um_lock_count"))
+		return -1;
+	if (cgt_instance_write(lk, "set_ftrace_filter", "_raw_spin_lock_irqsave") ||
+	    cgt_instance_write(lk, "set_ftrace_pid", pids) ||
+	    cgt_instance_write(lk, "buffer_size_kb", "4096") ||
+	    cgt_instance_write(lk, "current_tracer", "function"))
+		return -1;
+	return 0;
+}
+
+/*
+ * The calls of @fn made by the markers' own functions ("fn <-um_..." or
+ * "<-trace_um_..."), in task context (no hardirq or softirq flag): the
+ * open, write and close paths around them take locks of their own.
+ */
+static long long markers_calls(const char *trace, const char *fn)
+{
+	const char *line, *end, *flags, *caller;
+	long long n = 0;
+
+	for (line = trace; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		if (*line == '#' || !memmem(line, end - line, fn, strlen(fn)))
+			continue;
+		caller = memmem(line, end - line, "<-", 2);
+		if (!caller || (strncmp(caller + 2, "um_", 3) &&
+				strncmp(caller + 2, "trace_um_", 9)))
+			continue;
+		/* "task-pid [cpu] flags ts: fn <-caller": flags[2] is h, s or . */
+		flags = memmem(line, end - line, "] ", 2);
+		if (flags && flags + 4 < end && flags[4] == '.')
+			n++;
+	}
+	return n;
+}
+
+/*
+ * A flood from every CPU that the instance's total refuses: counted
+ * exactly, within the total's budget, and lock-free: the markers take no
+ * lock with interrupts off for a refused record (user-markers.rst: a
+ * writer never waits), counted by the function tracer on the writers.
+ */
+TEST_F_TIMEOUT(um, total_refusals_from_every_cpu_take_no_lock, 600)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, err = 0;
+	struct cgt_instance *in = &self->inst, lk = {};
+	long long written, recorded, limited, locks = 0;
+	struct cpu_flood f[8];
+	pthread_barrier_t start;
+	char pids[128] = "";
+	pthread_t t[8];
+	bool counting;
+
+	if (ncpu > 8)
+		ncpu = 8;
+	if (ncpu < 2)
+		SKIP(return, "one CPU: no flood from every CPU (vm-run --smp 4)");
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate", "0"));
+	ASSERT_EQ(0, cgt_instance_write(in, "user_events_rate_total", "1 1"));
+	pthread_barrier_init(&start, NULL, ncpu + 1);
+	for (i = 0; i < ncpu; i++) {
+		f[i] = (struct cpu_flood){ .inst = in, .start = &start, .cpu = i };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, flood_on_cpu, &f[i]));
+	}
+	pthread_barrier_wait(&start);
+	for (i = 0; i < ncpu; i++)
+		sprintf(pids + strlen(pids), "%d ", f[i].tid);
+	counting = !lock_counter_on(&lk, pids);
+	pthread_barrier_wait(&start);
+	for (i = 0; i < ncpu; i++) {
+		pthread_join(t[i], NULL);
+		err |= f[i].err;
+	}
+	EXPECT_EQ(0, err);
+	if (counting) {
+		cgt_instance_write(&lk, "tracing_on", "0");
+		trace_of(&lk, self->trace);
+		locks = markers_calls(self->trace, "_raw_spin_lock_irqsave");
+		cgt_instance_write(&lk, "current_tracer", "nop");
+		cgt_instance_destroy(&lk);
+	}
+
+	written = (long long)ncpu * FLOOD_WRITES;
+	recorded = stat_of(in, "recorded");
+	limited = stat_of(in, "rate_limited");
+	TH_LOG("%d CPUs wrote %lld: %lld recorded, %lld rate_limited",
+	       ncpu, written, recorded, limited);
+	EXPECT_EQ(written, stat_of(in, "accepted") + limited);
+	EXPECT_LT(written / 2, limited);
+	EXPECT_EQ(limited, stat_of(in, "lost_reported") + stat_of(in, "lost_pending"));
+	if (!counting)
+		SKIP(return, "no function tracer in an instance: lock calls not counted");
+	TH_LOG("%lld calls of _raw_spin_lock_irqsave() by the markers for %lld refused records",
+	       locks, limited);
+	EXPECT_GT(limited / 10, locks);
+}
+
+/*
+ * exec() ends the spans of the program that opened them: the new program
+ * starts with none (depth 0), as user_marker.h in it does; the old span
+ * ends with the "exited" flag at the exec, before the new one begins.
+ */
+TEST_F_TIMEOUT(um, exec_ends_the_old_programs_spans, 180)
+{
+	struct cgt_instance *in = &self->inst;
+	char cmd[PATH_MAX * 2 + 128], file[PATH_MAX], want[64];
+	long pre, post;
+	int status;
+	pid_t pid;
+
+	cgt_instance_file(in, "user_events", file, sizeof(file));
+	snprintf(cmd, sizeof(cmd),
+		 "printf 'B|0|post-exec\\n' > %s && printf 'E|0\\n' > %s",
+		 file, file);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (um_write(in, "B|0|pre-exec\n"))
+			_exit(3);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+
+	trace_of(in, self->trace);
+	pre = line_at(self->trace, "end: pre-exec depth=0");
+	post = line_at(self->trace, "begin: post-exec");
+	ASSERT_LE(0, pre) TH_LOG("%s", self->trace);
+	ASSERT_LE(0, post);
+	EXPECT_TRUE(line_has(self->trace, "end: pre-exec", " exited"));
+	EXPECT_LT(pre, post);
+	EXPECT_LE(0, line_at(self->trace, "begin: post-exec depth=0 "));
+	EXPECT_LE(0, line_at(self->trace, "end: post-exec depth=0 "));
+	EXPECT_FALSE(line_has(self->trace, "end: post-exec", " exited"));
+	snprintf(want, sizeof(want), "-%d ", pid);
+	EXPECT_TRUE(line_has(self->trace, "end: pre-exec", want));
+	/* Its state went at the exec; the shell's went at its exit */
+	EXPECT_EQ(0, stat_of(in, "span_states"));
+}
+
+/*
+ * The end of an untracked span has an empty name (user-markers.rst): the
+ * name of the span was not kept, and an E's own name is not it.
+ */
+TEST_F_TIMEOUT(um, untracked_end_has_an_empty_name, 180)
+{
+	char buf[4096] = "";
+	int i;
+
+	for (i = 0; i <= 32; i++)
+		sprintf(buf + strlen(buf), "B|1|u%d\n", i);
+	ASSERT_EQ(0, um_write(&self->inst, buf));
+	ASSERT_EQ(0, um_write(&self->inst, "E|1|claimed\n"));
+	trace_of(&self->inst, self->trace);
+	EXPECT_EQ(0, count_of(self->trace, "end: claimed"));
+	EXPECT_TRUE(line_has(self->trace, "end:  depth=32 ", " untracked"))
+		TH_LOG("%s", self->trace);
+	buf[0] = '\0';
+	for (i = 0; i < 32; i++)
+		strcat(buf, "E|1\n");
+	ASSERT_EQ(0, um_write(&self->inst, buf));
 }
 
 TEST_HARNESS_MAIN

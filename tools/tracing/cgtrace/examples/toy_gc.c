@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+/* the one file of the program that holds user_marker.h's state */
+#define USER_MARKER_IMPLEMENTATION
 #include "user_marker.h"
 
 #define CHUNK_KB	64
