@@ -320,12 +320,25 @@ static const struct file_operations um_enabled_fops = {
 	.llseek		= generic_file_llseek,
 };
 
+/* A marker state that was never published */
+static void um_free(struct trace_user_markers *um)
+{
+	if (um->enabled_page)
+		__free_page(um->enabled_page);
+	free_percpu(um->stats);
+	kfree(um);
+}
+
 /**
  * trace_user_markers_create - the user_events files of an instance
  * @tr: a new instance (or the top level), its events already created
  * @parent: its tracefs directory
  *
- * Return: 0 or -ENOMEM.
+ * An instance made with a list of event systems that leaves out
+ * user_markers (trace_array_get_by_name() with @systems) has none of the
+ * events, and gets no user_events files.
+ *
+ * Return: 0, also for such an instance, or -ENOMEM.
  */
 int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 {
@@ -368,8 +381,10 @@ int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 		tr->user_markers = um;
 	if (global)
 		mutex_unlock(&event_mutex);
-	if (i < UM_NR_EVENTS)
-		goto fail;
+	if (i < UM_NR_EVENTS) {
+		um_free(um);
+		return 0;
+	}
 
 	trace_create_file("user_events", 0220, parent, tr,
 			  &trace_um_events_fops);
@@ -389,10 +404,7 @@ int trace_user_markers_create(struct trace_array *tr, struct dentry *parent)
 	return 0;
 
 fail:
-	if (um->enabled_page)
-		__free_page(um->enabled_page);
-	free_percpu(um->stats);
-	kfree(um);
+	um_free(um);
 	return -ENOMEM;
 }
 

@@ -31,7 +31,7 @@
 /* Thread and group states alive: the exit probe's fast way out. */
 static atomic_t trace_um_nr_states = ATOMIC_INIT(0);
 
-static void um_exec_register(void);
+static bool um_probes_register(void);
 
 /**
  * trace_um_thread_find - a thread's span state in an instance
@@ -71,8 +71,9 @@ struct um_thread *trace_um_thread_get(struct trace_user_markers *um)
 
 	if (th)
 		return th;
-	/* Before the first span state exists, and before its write returns */
-	um_exec_register();
+	/* Before the first state exists, and before its write returns */
+	if (!um_probes_register())
+		return NULL;
 	th = kzalloc_obj(*th, GFP_KERNEL_ACCOUNT);
 	if (!th)
 		return NULL;
@@ -138,6 +139,8 @@ struct um_group *trace_um_group_get(struct trace_user_markers *um,
 	g = um_group_find(um, sig);
 	if (g)
 		goto found;
+	if (!um_probes_register())
+		return NULL;
 	g = kzalloc_obj(*g, GFP_KERNEL_ACCOUNT);
 	if (!g)
 		return NULL;
@@ -540,38 +543,36 @@ static void um_exec_probe(void *data, struct task_struct *task, pid_t old_pid,
 }
 
 /*
- * The exec probe is registered when the first span state is made, so
- * that exec costs nothing (the tracepoint's static key stays off) on a
- * kernel where no thread ever opened a span; it then stays. A thread
- * registers it before its own first state exists: it cannot execute with
- * spans open and the probe missing.
+ * The exit and exec probes are registered when the first thread or group
+ * state is made, so that exit and exec cost nothing (the tracepoints'
+ * static keys stay off) on a kernel where no thread ever wrote a marker
+ * that needs state; they then stay. A thread registers them before its
+ * own first state exists: it cannot exit or execute with state and the
+ * probes missing. Without memory for a probe no state is made, and the
+ * next maker tries again.
  */
-static DEFINE_MUTEX(um_exec_lock);
-static bool um_exec_on;
+static DEFINE_MUTEX(um_probes_lock);
+static bool um_probes_on;
 
-static void um_exec_register(void)
+static bool um_probes_register(void)
 {
-	/* Pairs with the release below: a probe seen on is registered */
-	if (likely(smp_load_acquire(&um_exec_on)))
-		return;
-	mutex_lock(&um_exec_lock);
-	if (!um_exec_on &&
-	    !WARN_ON_ONCE(register_trace_sched_process_exec(um_exec_probe,
-							    NULL))) {
-		/* After the registration: who sees the flag skips the mutex */
-		smp_store_release(&um_exec_on, true);
+	static bool exit_on, exec_on;
+
+	/* Pairs with the release below: probes seen on are registered */
+	if (likely(smp_load_acquire(&um_probes_on)))
+		return true;
+	mutex_lock(&um_probes_lock);
+	if (!exit_on)
+		exit_on = !register_trace_sched_process_exit(um_exit_probe, NULL);
+	if (!exec_on)
+		exec_on = !register_trace_sched_process_exec(um_exec_probe, NULL);
+	if (exit_on && exec_on) {
+		/* After the registrations: who sees the flag skips the mutex */
+		smp_store_release(&um_probes_on, true);
 	}
-	mutex_unlock(&um_exec_lock);
+	mutex_unlock(&um_probes_lock);
+	return exit_on && exec_on;
 }
-
-static int __init um_state_init(void)
-{
-	int ret = register_trace_sched_process_exit(um_exit_probe, NULL);
-
-	WARN_ON_ONCE(ret);
-	return ret;
-}
-core_initcall(um_state_init);
 
 /**
  * trace_um_state_free - free every state of a removed instance
