@@ -165,9 +165,12 @@ install:
 # prints comes to the terminal as "[PART] line" (CHECK_PREFIX).
 #
 # CHECK_KVERS: the other kernel versions whose project selftests make
-# check runs on their patched production kernel (part selftests-KVER).
+# check runs on their patched production kernel (part selftests-KVER):
+# none, within CI's minutes; EXTRA_KVERS: those whose selftests and
+# upstream suites make check-extra runs.
 CHECK_JOBS  ?= $(shell nproc)
-CHECK_KVERS ?= 6.12
+CHECK_KVERS ?=
+EXTRA_KVERS ?= 6.12
 # In the order make starts them: the debug kernel's long guest first.
 CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser rate i386 lkmm tools tools-tracefs18 tracecmd multihost \
 	system cost-check upstream-suites $(patsubst %,selftests-%,$(CHECK_KVERS))
@@ -176,7 +179,8 @@ CHECK_PARTS := selftests vm-run checkpatch series-check mutants parser rate i386
 # proves (HACKING.md): trace-cmd's series and tests on vanilla 6.1,
 # upstream's suites on the other versions, the nofilter kernel, and the
 # system package outside the image. Same logs and table as make check.
-CHECK_EXTRA_PARTS := tracecmd-vanilla $(patsubst %,upstream-suites-%,$(CHECK_KVERS)) nofilter deb
+CHECK_EXTRA_PARTS := tracecmd-vanilla $(patsubst %,selftests-%,$(EXTRA_KVERS)) \
+	$(patsubst %,upstream-suites-%,$(EXTRA_KVERS)) nofilter deb
 ifneq ($(KVER),6.1)
 check: check-kver
 else
@@ -196,7 +200,7 @@ check-extra-parts: $(patsubst %,part-%,$(CHECK_EXTRA_PARTS))
 # only make check's parallel run uses these targets. A "+" gives the
 # recipe the job server (a script in it runs make).
 .PHONY: check-parts $(patsubst %,part-%,$(CHECK_PARTS)) build-debug build-cgtrace \
-	build-vanilla build-nofilter build-system $(patsubst %,build-cgtrace-%,$(CHECK_KVERS)) build-tracecmd
+	build-vanilla build-nofilter build-system $(patsubst %,build-cgtrace-%,$(sort $(CHECK_KVERS) $(EXTRA_KVERS))) build-tracecmd
 check-parts: $(patsubst %,part-%,$(CHECK_PARTS))
 
 build-debug:
@@ -212,7 +216,7 @@ build-system: | build-cgtrace
 	+@scripts/check-time build-system -- scripts/deb-build --config system
 build-vanilla: | build-system
 	+@scripts/check-time build-vanilla -- scripts/kernel-build vanilla
-build-nofilter: | build-vanilla $(patsubst %,build-cgtrace-%,$(CHECK_KVERS))
+build-nofilter: | build-vanilla $(patsubst %,build-cgtrace-%,$(sort $(CHECK_KVERS) $(EXTRA_KVERS)))
 	+@scripts/check-time build-nofilter -- scripts/kernel-build nofilter
 
 part-checkpatch:
@@ -295,7 +299,7 @@ part-selftests-$(1): build-cgtrace-$(1)
 part-upstream-suites-$(1): build-cgtrace-$(1)
 	-@KVER=$(1) scripts/check-part upstream-suites-$(1) -- scripts/upstream-suites
 endef
-$(foreach v,$(CHECK_KVERS),$(eval $(call check_kver_rules,$(v))))
+$(foreach v,$(sort $(CHECK_KVERS) $(EXTRA_KVERS)),$(eval $(call check_kver_rules,$(v))))
 
 # check KVER=6.12: the reduced check of another kernel version alone, its
 # parts named NAME-KVER in build/check (6.1's stay): every selftest on
