@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the rest of the kernel tells ftrace's context filters: the cgroup
+ * What the rest of the kernel tells ftrace's cgroup filters: the cgroup
  * core reports committed migrations, so that per-CPU verdicts follow a
  * task into or out of a filtered cgroup at once.
  */
@@ -19,7 +19,7 @@ void trace_task_filter_attach(struct cgroup_taskset *tset);
 
 /*
  * trace_task_filter_moves - does tracing want to hear of migrations: not
- * while no tracing instance filters by task, when a migration costs the
+ * while no tracing instance filters by cgroup, when a migration costs the
  * cgroup core a static branch and nothing more.
  */
 static inline bool trace_task_filter_moves(void)

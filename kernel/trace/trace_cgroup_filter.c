@@ -11,18 +11,23 @@
  * cgroup or one of its ancestors is listed. The sets are hashed by cgroup
  * id and the task's ancestors are looked up in them, so the cost of a
  * decision grows with the depth of the task's cgroup, not with the length
- * of the list; each CPU also remembers the verdict of the cgroup it last
- * decided, which a context switch between tasks of one cgroup reuses.
+ * of the list. The lists are asked where the pid lists are, in each
+ * instance's own sched probes (trace_events.c, ftrace.c), and by the
+ * migration hook below.
  */
 #include <linux/cgroup.h>
 #include <linux/hash.h>
+#include <linux/jump_label.h>
 #include <linux/kernfs.h>
 #include <linux/mm.h>
-#include <linux/refcount.h>
 #include <linux/nsproxy.h>
+#include <linux/rculist.h>
+#include <linux/refcount.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string_helpers.h>
+#include <linux/trace_task_filter.h>
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
 
@@ -39,13 +44,6 @@ struct trace_cgroup_set {
 	unsigned int		hash_bits;
 	u64			*hash;		/* 1 << hash_bits slots, 0: free */
 	u64			ids[];		/* nr, in write order */
-};
-
-static const u8 trace_cgroup_rej_bit[TRACE_CG_NR_LISTS] = {
-	[TRACE_CG_EVENT]	= TF_REJ_EV_CG,
-	[TRACE_CG_EVENT_NO]	= TF_REJ_EV_NOCG,
-	[TRACE_CG_FUNC]		= TF_REJ_FN_CG,
-	[TRACE_CG_FUNC_NO]	= TF_REJ_FN_NOCG,
 };
 
 static bool cgset_is_notrace(int list)
@@ -81,61 +79,138 @@ static bool cgset_matches(const struct trace_cgroup_set *set,
 	return false;
 }
 
-/**
- * trace_cgroup_rej - the cgroup rules of @f that reject @task
- * @f: the instance's context filter
- * @task: a task being switched in, woken, or running on this CPU
- *
- * Context: an RCU-sched read section (sched probes, IPIs).
- *
- * Return: TF_REJ_*_CG and TF_REJ_*_NOCG bits.
- */
-u8 trace_cgroup_rej(struct trace_task_filter *f, struct task_struct *task)
+/* cg_rejects - does list @list of @tr reject a task of @cgrp */
+static bool cg_rejects(struct trace_array *tr, int list, struct cgroup *cgrp)
 {
-	struct cgroup *cgrp = task_dfl_cgroup(task);
-	u8 rej = 0;
-	int i;
+	struct trace_cgroup_set *set;
 
-	for (i = 0; i < TRACE_CG_NR_LISTS; i++) {
-		struct trace_cgroup_set *set = rcu_dereference_sched(f->cgroups[i]);
-
-		if (set && cgset_matches(set, cgrp) == cgset_is_notrace(i))
-			rej |= trace_cgroup_rej_bit[i];
-	}
-	return rej;
+	set = rcu_dereference_check(tr->cgroups[list], rcu_read_lock_any_held());
+	return set && cgset_matches(set, cgrp) == cgset_is_notrace(list);
 }
 
 /**
- * trace_cgroup_rules - the cgroup rules an instance has configured
- * @f: the instance's context filter (may be NULL)
- *
- * Return: TF_REJ_*_CG and TF_REJ_*_NOCG bits of the non-empty lists.
- */
-u8 trace_cgroup_rules(struct trace_task_filter *f)
-{
-	u8 rules = 0;
-	int i;
-
-	if (!f)
-		return 0;
-	for (i = 0; i < TRACE_CG_NR_LISTS; i++) {
-		if (rcu_access_pointer(f->cgroups[i]))
-			rules |= trace_cgroup_rej_bit[i];
-	}
-	return rules;
-}
-
-/**
- * trace_task_function_cgroups - does @tr filter the function tracer by cgroup
+ * __trace_cgroup_ignore_task - do the cgroup lists of @tr reject @task
  * @tr: the instance
+ * @list: TRACE_CG_EVENT or TRACE_CG_FUNC, with its notrace twin
+ * @task: the task
  *
- * Return: true when set_ftrace_cgroup or set_ftrace_notrace_cgroup is set.
+ * Context: an RCU read section of any kind (sched probes, IPIs).
+ *
+ * Return: true when the list or its twin rejects the task.
  */
-bool trace_task_function_cgroups(struct trace_array *tr)
+bool __trace_cgroup_ignore_task(struct trace_array *tr, int list,
+				struct task_struct *task)
 {
-	return READ_ONCE(tr->task_filter) &&
-	       (trace_cgroup_rules(tr->task_filter) &
-		(TF_REJ_FN_CG | TF_REJ_FN_NOCG));
+	struct cgroup *cgrp;
+
+	cgrp = task_dfl_cgroup(task);
+	return cg_rejects(tr, list, cgrp) || cg_rejects(tr, list + 1, cgrp);
+}
+
+/**
+ * __trace_cgroup_ignore_switch - do the event cgroup lists reject a switch
+ * @tr: the instance
+ * @prev: the task switched out
+ * @next: the task switched in
+ *
+ * A switch is dropped only when one list rejects both tasks, as the pid
+ * lists decide it. Context: the sched_switch probe.
+ *
+ * Return: true when set_event_cgroup or its twin rejects both tasks.
+ */
+bool __trace_cgroup_ignore_switch(struct trace_array *tr,
+				  struct task_struct *prev,
+				  struct task_struct *next)
+{
+	struct cgroup *p, *n;
+
+	p = task_dfl_cgroup(prev);
+	n = task_dfl_cgroup(next);
+	return (cg_rejects(tr, TRACE_CG_EVENT, p) &&
+		cg_rejects(tr, TRACE_CG_EVENT, n)) ||
+	       (cg_rejects(tr, TRACE_CG_EVENT_NO, p) &&
+		cg_rejects(tr, TRACE_CG_EVENT_NO, n));
+}
+
+/*
+ * The instances with a cgroup list, for migrations: added and removed
+ * under event_mutex, walked under RCU by the IPIs of
+ * trace_task_filter_attach().
+ */
+static LIST_HEAD(trace_cgroup_instances);
+DEFINE_STATIC_KEY_FALSE(trace_task_filter_key);
+
+static bool cg_listed(struct trace_array *tr)
+{
+	return trace_cgroup_active(tr, TRACE_CG_EVENT) ||
+	       trace_cgroup_active(tr, TRACE_CG_FUNC);
+}
+
+/*
+ * cg_track - put @tr on trace_cgroup_instances (@on), or take it off.
+ * An instance goes on before its first list is set and its running tasks
+ * are decided, so that a migration either finds it there or has moved its
+ * tasks before those decisions read their cgroups (the smp_mb() of
+ * trace_task_filter_attach(), selftests/lkmm/attach-*.litmus); it comes
+ * off after its last list is cleared.
+ */
+static void cg_track(struct trace_array *tr, bool on)
+{
+	lockdep_assert_held(&event_mutex);
+	if (on) {
+		list_add_rcu(&tr->cgroup_node, &trace_cgroup_instances);
+		static_branch_inc(&trace_task_filter_key);
+	} else {
+		list_del_rcu(&tr->cgroup_node);
+		static_branch_dec(&trace_task_filter_key);
+	}
+}
+
+/* Decide this CPU's running task again in every instance with a list. */
+static void cg_decide_current(void *unused)
+{
+	struct trace_array *tr;
+
+	list_for_each_entry_rcu(tr, &trace_cgroup_instances, cgroup_node,
+				rcu_read_lock_any_held()) {
+		if (trace_cgroup_active(tr, TRACE_CG_EVENT))
+			trace_event_task_filter_decide(tr);
+		if (trace_cgroup_active(tr, TRACE_CG_FUNC))
+			ftrace_task_filter_decide(tr);
+	}
+}
+
+/**
+ * trace_task_filter_attach - tasks moved between cgroups
+ * @tset: the tasks of a committed migration
+ *
+ * Called by the cgroup core after the move. Every CPU that holds a moved
+ * task decides its running task again in an IPI: a task being switched
+ * in there may have read its old cgroup in the switch probe.
+ */
+void trace_task_filter_attach(struct cgroup_taskset *tset)
+{
+	struct cgroup_subsys_state *css;
+	struct task_struct *task;
+	cpumask_var_t cpus;
+
+	/*
+	 * The moves' stores to task->cgroups before the read of the list: a
+	 * write that adds a first list after this decides the moved tasks in
+	 * its own IPIs, and sees their new cgroup then.
+	 */
+	smp_mb();
+	if (list_empty(&trace_cgroup_instances))
+		return;
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL)) {
+		on_each_cpu(cg_decide_current, NULL, 1);
+		return;
+	}
+	cgroup_taskset_for_each(task, css, tset)
+		cpumask_set_cpu(task_cpu(task), cpus);
+	cpumask_set_cpu(raw_smp_processor_id(), cpus);
+	on_each_cpu_mask(cpus, cg_decide_current, NULL, true);
+	free_cpumask_var(cpus);
 }
 
 /* cgset_put - drop a reference; the last one frees the set */
@@ -278,43 +353,40 @@ struct trace_cgroup_open {
 
 static struct trace_cgroup_set *cg_list(struct trace_array *tr, int list)
 {
-	return rcu_dereference_protected(tr->task_filter->cgroups[list],
+	return rcu_dereference_protected(tr->cgroups[list],
 					 lockdep_is_held(&event_mutex));
 }
 
 /*
  * cg_publish - make @set list @list of @tr and drop the old one.
- * The caller holds event_mutex; it is released here, also on failure.
- *
- * Return: 0, or -ENOMEM when the instance's verdict state cannot be made
- * for a first rule (@set is then dropped and nothing changes).
+ * The caller holds event_mutex; it is released here.
  */
-static int cg_publish(struct trace_array *tr, int list,
-		      struct trace_cgroup_set *set)
+static void cg_publish(struct trace_array *tr, int list,
+		       struct trace_cgroup_set *set)
 {
 	struct trace_cgroup_set *old = cg_list(tr, list);
-	int ret = 0;
+	bool was_listed = cg_listed(tr);
 
 	lockdep_assert_held(&event_mutex);
-	if (set)
-		ret = trace_task_filter_prepare(tr);
-	if (ret) {
-		mutex_unlock(&event_mutex);
-		cgset_put(set);
-		return ret;
+	if (set && !was_listed)
+		cg_track(tr, true);
+	if (list == TRACE_CG_FUNC || list == TRACE_CG_FUNC_NO) {
+		ftrace_cgroup_publish(tr, list, set);
+	} else {
+		bool was_active = trace_event_task_filter_active(tr);
+
+		rcu_assign_pointer(tr->cgroups[list], set);
+		trace_event_task_filter_update(tr, was_active);
 	}
-	rcu_assign_pointer(tr->task_filter->cgroups[list], set);
-	trace_task_filter_update_locked(tr);
+	if (was_listed && !cg_listed(tr))
+		cg_track(tr, false);
 	mutex_unlock(&event_mutex);
 
-	if (list == TRACE_CG_FUNC || list == TRACE_CG_FUNC_NO)
-		ftrace_task_filter_changed(tr);
 	if (old) {
 		/* Probes and gates may still read the old set. */
 		tracepoint_synchronize_unregister();
 		cgset_put(old);
 	}
-	return 0;
 }
 
 /* cg_get_list - a reference to list @list of @tr as it is now, or NULL */
@@ -323,7 +395,7 @@ static struct trace_cgroup_set *cg_get_list(struct trace_array *tr, int list)
 	struct trace_cgroup_set *set;
 
 	mutex_lock(&event_mutex);
-	set = tr->task_filter ? cg_list(tr, list) : NULL;
+	set = cg_list(tr, list);
 	if (set)
 		refcount_inc(&set->ref);
 	mutex_unlock(&event_mutex);
@@ -393,7 +465,8 @@ static int cg_update(struct trace_array *tr, int list, bool replace,
 			goto unlock;
 		}
 	}
-	return cg_publish(tr, list, set);	/* releases event_mutex */
+	cg_publish(tr, list, set);	/* releases event_mutex */
+	return 0;
 unlock:
 	mutex_unlock(&event_mutex);
 	return ret;
@@ -540,7 +613,7 @@ static int trace_cgroup_release(struct inode *inode, struct file *filp)
 	if (o->replace && !o->tried) {
 		mutex_lock(&event_mutex);
 		if (cg_list(tr, o->list))
-			WARN_ON_ONCE(cg_publish(tr, o->list, NULL));
+			cg_publish(tr, o->list, NULL);
 		else
 			mutex_unlock(&event_mutex);
 	}
@@ -565,8 +638,10 @@ static const struct file_operations trace_cgroup_##name##_fops = {	\
 
 TRACE_CGROUP_FOPS(event, TRACE_CG_EVENT);
 TRACE_CGROUP_FOPS(event_no, TRACE_CG_EVENT_NO);
+#ifdef CONFIG_FUNCTION_TRACER
 TRACE_CGROUP_FOPS(func, TRACE_CG_FUNC);
 TRACE_CGROUP_FOPS(func_no, TRACE_CG_FUNC_NO);
+#endif
 
 /**
  * trace_cgroup_filter_create_files - the cgroup files of an instance
@@ -595,22 +670,30 @@ int trace_cgroup_filter_create_files(struct trace_array *tr,
  * trace_cgroup_filter_clear - drop every cgroup list of a removed instance
  * @tr: the instance
  *
- * Context: event_mutex held. The caller updates the verdicts and waits for
- * readers before anything is freed; the sets are freed here after that.
+ * Context: event_mutex held. The probes go with the last list, as for a
+ * write that clears it, and the sets are freed once no probe or gate can
+ * read them.
  */
 void trace_cgroup_filter_clear(struct trace_array *tr)
 {
 	struct trace_cgroup_set *old[TRACE_CG_NR_LISTS];
+	bool was_listed = cg_listed(tr);
+	bool was_active = trace_event_task_filter_active(tr);
 	int i;
 
 	lockdep_assert_held(&event_mutex);
-	for (i = 0; i < TRACE_CG_NR_LISTS; i++) {
+	if (!was_listed)
+		return;
+	for (i = 0; i < TRACE_CG_NR_LISTS; i++)
 		old[i] = cg_list(tr, i);
-		RCU_INIT_POINTER(tr->task_filter->cgroups[i], NULL);
-	}
-	trace_task_filter_update_locked(tr);
-	if (old[TRACE_CG_FUNC] || old[TRACE_CG_FUNC_NO])
-		ftrace_task_filter_changed(tr);
+	RCU_INIT_POINTER(tr->cgroups[TRACE_CG_EVENT], NULL);
+	RCU_INIT_POINTER(tr->cgroups[TRACE_CG_EVENT_NO], NULL);
+	trace_event_task_filter_update(tr, was_active);
+	if (old[TRACE_CG_FUNC])
+		ftrace_cgroup_publish(tr, TRACE_CG_FUNC, NULL);
+	if (old[TRACE_CG_FUNC_NO])
+		ftrace_cgroup_publish(tr, TRACE_CG_FUNC_NO, NULL);
+	cg_track(tr, false);
 	tracepoint_synchronize_unregister();
 	for (i = 0; i < TRACE_CG_NR_LISTS; i++)
 		cgset_put(old[i]);

@@ -70,7 +70,7 @@ static void um_span(struct trace_user_markers *um, struct um_ctx *c,
 		 * ones it rejects cannot make it hold memory. A span begun
 		 * while rejected is not tracked; its end comes unmatched.
 		 */
-		if (!c->th && !trace_task_user_marker_ignored(um->tr->task_filter)) {
+		if (!c->th && !trace_marker_ignored(um->tr)) {
 			c->th = trace_um_thread_get(um);
 			/*
 			 * With its group's rate limit state, which the ends
@@ -111,7 +111,7 @@ static __always_inline void um_record(struct trace_user_markers *um,
 		return;
 	}
 	/* The instance's pid and cgroup filters: one per-CPU verdict. */
-	if (trace_task_user_marker_ignored(um->tr->task_filter)) {
+	if (trace_marker_ignored(um->tr)) {
 		this_cpu_inc(um->stats->filtered);
 		return;
 	}

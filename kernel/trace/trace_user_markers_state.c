@@ -412,7 +412,7 @@ static void um_thread_end(struct trace_user_markers *um, struct um_thread *th,
 	bool on;
 
 	on = (READ_ONCE(file->flags) & EVENT_FILE_FL_ENABLED) &&
-	     !trace_task_user_marker_ignored(um->tr->task_filter) &&
+	     !trace_marker_ignored(um->tr) &&
 	     !trace_trigger_soft_disabled(file);
 	left = on ? th->depth + !!th->deep : 0;
 	tokens = left;
